@@ -1,0 +1,62 @@
+// lazy layer: tinygrad 0.9.1's LazyBuffer graph. Nodes live in one arena (LazyGraph) and are
+// hash-consed: building the same op on the same sources twice yields the same id. A node is a
+// base (an op over sources) or a VIEW of a base through a ShapeTracker, as in lazy.py.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "ops/ops.h"
+
+namespace tg {
+
+using NodeId = uint32_t;
+// arg of a lazy node: nothing, a constant (LOAD_CONST), a dtype (CAST/BITCAST), reduce axes.
+using LazyArg = std::variant<std::monostate, Scalar, DType, Axes>;
+
+struct LazyNode {
+  Op op;
+  DType dtype;
+  Shape shape;
+  std::vector<NodeId> srcs;
+  LazyArg arg;
+  ShapeTracker st;  // the node's view: contiguous for a base; for VIEW, how it sees srcs[0]
+  std::string name; // EMPTY placeholders: the input's name
+  bool is_view() const { return op == Op::VIEW; }
+};
+
+struct GraphInput {
+  std::string name;
+  NodeId node;
+  bool requires_grad = false;
+};
+struct GraphOutput {
+  std::string name;
+  NodeId node;
+};
+
+class LazyGraph {
+public:
+  NodeId add(LazyNode node); // returns the existing id for a structurally equal node
+  const LazyNode& operator[](NodeId id) const { return nodes_[id]; }
+  size_t size() const { return nodes_.size(); }
+  const std::vector<LazyNode>& nodes() const { return nodes_; }
+
+  NodeId base(NodeId id) const { return nodes_[id].is_view() ? nodes_[id].srcs[0] : id; }
+
+private:
+  std::vector<LazyNode> nodes_;
+  std::unordered_multimap<uint64_t, NodeId> intern_;
+};
+
+// The graph artifact (tg-trace's output): the nodes reachable from the outputs, in
+// topological order, plus the named inputs and outputs.
+struct Graph {
+  std::vector<LazyNode> nodes;
+  std::vector<GraphInput> inputs;
+  std::vector<GraphOutput> outputs;
+};
+
+} // namespace tg

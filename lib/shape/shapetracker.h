@@ -1,0 +1,74 @@
+// shape layer, views: tinygrad 0.9.1's shape/view.py and shape/shapetracker.py with concrete
+// (int) shapes. A View is shape/strides/offset/mask; a ShapeTracker is a stack of views, the
+// last one the visible shape. Movement ops return new values; nothing is mutated.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "shape/symbolic.h"
+
+namespace tg {
+
+using Shape = std::vector<int64_t>;
+using Mask = std::vector<std::pair<int64_t, int64_t>>; // per dim [begin, end)
+
+int64_t prod(const Shape& s);
+Shape strides_for_shape(const Shape& shape);
+Shape canonicalize_strides(const Shape& shape, const Shape& strides);
+
+struct View {
+  Shape shape;
+  Shape strides;
+  int64_t offset = 0;
+  std::optional<Mask> mask;
+  bool contiguous = false;
+
+  static View create(const Shape& shape, std::optional<Shape> strides = std::nullopt, int64_t offset = 0,
+                     std::optional<Mask> mask = std::nullopt);
+  bool operator==(const View& o) const;
+  int64_t size() const;
+
+  // vm2 + vm1 in tinygrad's notation: this view applied on top of `below`; nullopt = can't merge.
+  std::optional<View> merge_onto(const View& below) const;
+  std::optional<View> invert(const Shape& out_shape) const;
+  View minify() const;
+  View pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
+  View shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
+  View expand(const Shape& new_shape) const;
+  View permute(const std::vector<int>& axis) const;
+  View stride(const std::vector<int64_t>& mul) const;
+  std::optional<View> reshape(const Shape& new_shape) const;
+};
+
+struct ShapeTracker {
+  std::vector<View> views;
+
+  static ShapeTracker from_shape(const Shape& shape);
+  bool operator==(const ShapeTracker& o) const { return views == o.views; }
+  ShapeTracker operator+(const ShapeTracker& st) const; // compose: st applied on top of this
+  std::optional<ShapeTracker> invert(const Shape& out_shape) const;
+
+  const Shape& shape() const { return views.back().shape; }
+  int64_t size() const { return views.back().size(); }
+  int64_t real_size() const; // elements of the underlying buffer that can be touched
+  bool contiguous() const { return views.size() == 1 && views[0].contiguous; }
+  bool consecutive() const;
+  std::vector<std::optional<int64_t>> real_strides(bool ignore_valid = false) const;
+  std::vector<int> unit_stride_axes(bool ignore_valid = false) const;
+  bool axis_is_masked(int axis) const;
+  ShapeTracker simplify() const;
+
+  // (index, valid) for the given per-dimension index expressions; default: idx0..idxN-1.
+  std::pair<Expr, Expr> expr_idxs(std::optional<std::vector<Expr>> idxs = std::nullopt) const;
+
+  ShapeTracker pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
+  ShapeTracker shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
+  ShapeTracker expand(const Shape& new_shape) const;
+  ShapeTracker permute(const std::vector<int>& axis) const;
+  ShapeTracker stride(const std::vector<int64_t>& mul) const;
+  ShapeTracker reshape(const Shape& new_shape) const;
+};
+
+} // namespace tg

@@ -1,0 +1,63 @@
+// shape layer, symbolic integers: tinygrad 0.9.1's shape/symbolic.py. Index and valid
+// expressions are trees of interned, immutable nodes (hash-consed: structurally equal nodes
+// are the same pointer), simplified as they are built, with [min, max] bounds on every node.
+// Shapes themselves are concrete ints for now; Variables name loop indices (gidx0, ridx1 ...).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tg {
+
+enum class ExprKind : uint8_t { Num, Var, Mul, Div, Mod, Lt, Sum, And };
+
+struct ExprNode {
+  ExprKind kind;
+  int64_t min, max;           // bounds, inclusive
+  int64_t b = 0;              // Num: value; Mul/Div/Mod/Lt: the int right operand
+  const ExprNode* a = nullptr; // Mul/Div/Mod/Lt: left operand
+  std::vector<const ExprNode*> nodes; // Sum/And operands
+  std::string name;           // Var
+};
+
+// A handle to an interned node; cheap to copy, compares by identity (== structural equality).
+class Expr {
+public:
+  Expr() = default;
+  Expr(int64_t v);  // NumNode
+  explicit Expr(const ExprNode* n) : n_(n) {}
+  static Expr var(const std::string& name, int64_t min, int64_t max);
+  static Expr sum(const std::vector<Expr>& xs);  // Node.sum
+  static Expr ands(const std::vector<Expr>& xs); // Node.ands
+
+  const ExprNode* node() const { return n_; }
+  ExprKind kind() const { return n_->kind; }
+  int64_t min() const { return n_->min; }
+  int64_t max() const { return n_->max; }
+  bool is_num() const { return n_->kind == ExprKind::Num; }
+  int64_t num() const { return n_->b; } // only for is_num()
+  bool operator==(const Expr& o) const { return n_ == o.n_; }
+  bool operator!=(const Expr& o) const { return n_ != o.n_; }
+  bool operator==(int64_t v) const { return is_num() && num() == v; }
+
+  Expr operator-() const;
+  Expr operator+(const Expr& o) const;
+  Expr operator-(const Expr& o) const;
+  Expr operator*(int64_t b) const;
+  Expr floordiv(int64_t b, bool factoring_allowed = true) const; // Python //
+  Expr operator/(int64_t b) const { return floordiv(b); }
+  Expr operator%(int64_t b) const;
+  Expr operator<(int64_t b) const;
+  Expr operator<(const Expr& b) const; // only when b is a Num or the result folds
+  Expr operator>=(int64_t b) const;    // (-self) < (-b+1)
+
+  // tinygrad's render(ctx="DEBUG") text, e.g. "((idx0*4)+idx1)", for tests and debugging.
+  std::string render() const;
+  std::vector<Expr> vars() const;
+  Expr substitute(const std::vector<std::pair<Expr, Expr>>& var_vals) const;
+
+private:
+  const ExprNode* n_ = nullptr;
+};
+
+} // namespace tg
