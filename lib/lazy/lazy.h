@@ -24,6 +24,7 @@ struct LazyNode {
   LazyArg arg;
   ShapeTracker st;  // the node's view: contiguous for a base; for VIEW, how it sees srcs[0]
   std::string name; // EMPTY placeholders: the input's name
+  std::vector<uint8_t> data; // COPY from host: literal contents (Tensor from a list or bytes)
   bool is_view() const { return op == Op::VIEW; }
 };
 

@@ -8,7 +8,8 @@
 
 namespace tg {
 
-enum class BufferRole : uint8_t { Input, Output, Intermediate };
+// Constant: data known at trace time (Tensor([1, 2, 3])), carried in the artifact.
+enum class BufferRole : uint8_t { Input, Output, Intermediate, Constant };
 
 struct BufferInfo {
   int id;
@@ -16,6 +17,7 @@ struct BufferInfo {
   int64_t size; // elements
   BufferRole role;
   std::string name; // input/output name; "" for intermediates
+  std::vector<uint8_t> data; // Constant only: the initial contents, size * itemsize bytes
 };
 
 struct ScheduleKernel {
