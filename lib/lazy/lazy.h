@@ -25,6 +25,9 @@ struct LazyNode {
   ShapeTracker st;  // the node's view: contiguous for a base; for VIEW, how it sees srcs[0]
   std::string name; // EMPTY placeholders: the input's name
   std::vector<uint8_t> data; // COPY from host: literal contents (Tensor from a list or bytes)
+  // Set by contiguous() on an already contiguous base: the scheduler must realize it. Not part
+  // of the node's identity.
+  bool forced_realize = false;
   bool is_view() const { return op == Op::VIEW; }
 };
 
@@ -46,6 +49,11 @@ public:
   const std::vector<LazyNode>& nodes() const { return nodes_; }
 
   NodeId base(NodeId id) const { return nodes_[id].is_view() ? nodes_[id].srcs[0] : id; }
+  void force_realize(NodeId id) { nodes_[id].forced_realize = true; }
+
+  // lazy.py's contiguous_child: base -> (its contiguous copy, the view that maps back), so later
+  // ops on the base read the copy instead of recomputing it.
+  std::unordered_map<NodeId, std::pair<NodeId, ShapeTracker>> contiguous_child;
 
 private:
   std::vector<LazyNode> nodes_;

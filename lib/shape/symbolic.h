@@ -18,6 +18,9 @@ struct ExprNode {
   const ExprNode* a = nullptr; // Mul/Div/Mod/Lt: left operand
   std::vector<const ExprNode*> nodes; // Sum/And operands
   std::string name;           // Var
+  // Added: the same node with Sum/And operands in a fixed order, so nodes tinygrad calls equal
+  // (its equality compares rendered text, which sorts Sum/And operands) share one `canonical`.
+  const ExprNode* canonical = nullptr;
 };
 
 // A handle to an interned node; cheap to copy, compares by identity (== structural equality).
@@ -50,9 +53,15 @@ public:
   Expr operator<(int64_t b) const;
   Expr operator<(const Expr& b) const; // only when b is a Num or the result folds
   Expr operator>=(int64_t b) const;    // (-self) < (-b+1)
+  // Added: create_lt_node / create_ge_node, the simplifying comparisons the shapetracker and
+  // linearizer use (operator< is Node.__lt__, which only folds on bounds).
+  Expr lt(int64_t b) const;
+  Expr ge(int64_t b) const;
+  bool truthy() const { return !(n_->min == 0 && n_->max == 0); } // Node.__bool__
 
-  // tinygrad's render(ctx="DEBUG") text, e.g. "((idx0*4)+idx1)", for tests and debugging.
+  // tinygrad's render() text (str() without <> and variable bounds), e.g. "((idx0*4)+idx1)".
   std::string render() const;
+  std::string render_debug() const; // Added: ctx="DEBUG" form, variables as name[min-max]
   std::vector<Expr> vars() const;
   Expr substitute(const std::vector<std::pair<Expr, Expr>>& var_vals) const;
 

@@ -1,0 +1,88 @@
+#include "io/file.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+namespace tg {
+
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+[[noreturn]] void fail_os(const std::string& path, const std::string& what) {
+  const char* kind = errno == ENOENT ? "FileNotFoundError" : errno == EACCES ? "PermissionError" : "OSError";
+  fail(kind, path + ": " + what + ": " + errno_text());
+}
+
+void write_all(int fd, std::string_view bytes, const std::string& path) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail_os(path, "cannot write");
+    done += size_t(n);
+  }
+}
+
+} // namespace
+
+std::string read_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail_os(path, "cannot open");
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    fail("IsADirectoryError", path + ": is a directory");
+  }
+  std::string out;
+  if (S_ISREG(st.st_mode) && st.st_size > 0) out.reserve(size_t(st.st_size));
+  char chunk[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int saved = errno;
+      ::close(fd);
+      errno = saved;
+      fail_os(path, "cannot read");
+    }
+    if (n == 0) break;
+    out.append(chunk, size_t(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) fail("IsADirectoryError", path + ": is a directory");
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) fail_os(path, "cannot open");
+    write_all(fd, bytes, path);
+    ::close(fd);
+    return;
+  }
+  static std::atomic<unsigned> counter{0};
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) fail_os(path, "cannot create");
+  try {
+    write_all(fd, bytes, path);
+    if (::close(fd) != 0) fail_os(path, "cannot write");
+    fd = -1;
+    if (::rename(tmp.c_str(), path.c_str()) != 0) fail_os(path, "cannot replace");
+  } catch (...) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+}
+
+} // namespace tg

@@ -1,0 +1,15 @@
+// io layer, files: whole-file reads and atomic writes (temp file in the same directory, then
+// rename), so a failed write never leaves a partial file behind. Errors are tg::Error naming
+// the path.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace tg {
+
+std::string read_file(const std::string& path);
+// Replaces `path` atomically. A path that exists and is not a regular file (/dev/null, a
+// FIFO) is written in place instead, since it cannot be replaced.
+void write_file_atomic(const std::string& path, std::string_view bytes);
+
+} // namespace tg

@@ -1,0 +1,74 @@
+#include "lazy/lazy.h"
+
+#include <cstring>
+
+namespace tg {
+namespace {
+
+struct Hasher {
+  uint64_t h = 1469598103934665603ull;
+  void bytes(const void* p, size_t n) {
+    auto* c = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ull;
+  }
+  template <class T> void pod(const T& v) { bytes(&v, sizeof v); }
+  void ints(const std::vector<int64_t>& v) {
+    pod(v.size());
+    if (!v.empty()) bytes(v.data(), v.size() * sizeof v[0]);
+  }
+};
+
+void hash_st(Hasher& h, const ShapeTracker& st) {
+  h.pod(st.views.size());
+  for (const View& v : st.views) {
+    h.ints(v.shape);
+    h.ints(v.strides);
+    h.pod(v.offset);
+    h.pod(v.mask.has_value());
+    if (v.mask)
+      for (auto& [b, e] : *v.mask) { h.pod(b); h.pod(e); }
+  }
+}
+
+void hash_arg(Hasher& h, const LazyArg& arg) {
+  h.pod(arg.index());
+  if (auto* s = std::get_if<Scalar>(&arg)) {
+    h.pod(s->kind);
+    if (s->kind == Scalar::Kind::Float) h.pod(s->f);
+    else h.pod(s->kind == Scalar::Kind::Int ? s->i : int64_t(s->b));
+  } else if (auto* d = std::get_if<DType>(&arg)) h.pod(*d);
+  else if (auto* a = std::get_if<Axes>(&arg)) for (int x : *a) h.pod(x);
+}
+
+uint64_t hash_node(const LazyNode& n) {
+  Hasher h;
+  h.pod(n.op);
+  h.pod(n.dtype);
+  h.ints(n.shape);
+  for (NodeId s : n.srcs) h.pod(s);
+  hash_arg(h, n.arg);
+  hash_st(h, n.st);
+  h.bytes(n.name.data(), n.name.size());
+  h.bytes(n.data.data(), n.data.size());
+  return h.h;
+}
+
+bool same_node(const LazyNode& a, const LazyNode& b) {
+  return a.op == b.op && a.dtype == b.dtype && a.shape == b.shape && a.srcs == b.srcs && a.arg == b.arg &&
+         a.st == b.st && a.name == b.name && a.data == b.data;
+}
+
+} // namespace
+
+NodeId LazyGraph::add(LazyNode node) {
+  uint64_t h = hash_node(node);
+  auto [lo, hi] = intern_.equal_range(h);
+  for (auto it = lo; it != hi; ++it)
+    if (same_node(nodes_[it->second], node)) return it->second;
+  NodeId id = NodeId(nodes_.size());
+  nodes_.push_back(std::move(node));
+  intern_.emplace(h, id);
+  return id;
+}
+
+} // namespace tg

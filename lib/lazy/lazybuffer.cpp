@@ -1,0 +1,250 @@
+#include "lazy/lazybuffer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "ops/exec_alu.h"
+#include "util/error.h"
+
+namespace tg {
+
+LazyGraph& lazy_graph() {
+  static LazyGraph graph;
+  return graph;
+}
+
+namespace {
+
+LazyBuffer create(LazyNode node) {
+  // An empty buffer is a constant 0, whatever op made it (create_lazybuffer).
+  if (prod(node.shape) == 0 && node.op != Op::VIEW) {
+    node.op = Op::LOAD_CONST;
+    node.arg = Scalar::of_int(0);
+    node.srcs.clear();
+  }
+  if (node.op == Op::LOAD_CONST) node.arg = as_const(std::get<Scalar>(node.arg), node.dtype);
+  return LazyBuffer(lazy_graph().add(std::move(node)));
+}
+
+LazyBuffer create_base(Op op, const Shape& shape, DType dtype, LazyArg arg, const std::vector<LazyBuffer>& srcs) {
+  LazyNode n{op, dtype, shape, {}, std::move(arg), ShapeTracker::from_shape(shape), {}, {}};
+  for (const LazyBuffer& s : srcs) n.srcs.push_back(s.id());
+  return create(std::move(n));
+}
+
+bool unmasked(const ShapeTracker& st) {
+  return std::all_of(st.views.begin(), st.views.end(), [](const View& v) { return !v.mask; });
+}
+
+} // namespace
+
+LazyBuffer LazyBuffer::loadop(Op op, const Shape& shape, DType dtype, LazyArg arg, std::vector<LazyBuffer> srcs) {
+  return create_base(op, shape, dtype, std::move(arg), srcs);
+}
+
+LazyBuffer LazyBuffer::placeholder(const std::string& name, const Shape& shape, DType dtype) {
+  LazyNode n{Op::EMPTY, dtype, shape, {}, {}, ShapeTracker::from_shape(shape), name, {}};
+  return LazyBuffer(lazy_graph().add(std::move(n)));
+}
+
+LazyBuffer LazyBuffer::from_data(std::vector<uint8_t> data, const Shape& shape, DType dtype) {
+  if (prod(shape) == 0) return loadop(Op::LOAD_CONST, {}, dtype, Scalar::of_int(0)).reshape(Shape(shape.size(), 1)).expand(shape);
+  LazyNode n{Op::COPY, dtype, shape, {}, {}, ShapeTracker::from_shape(shape), {}, std::move(data)};
+  return LazyBuffer(lazy_graph().add(std::move(n)));
+}
+
+LazyBuffer LazyBuffer::const_like(const Scalar& val, std::optional<Shape> shape) const {
+  Shape s = shape ? *shape : this->shape();
+  return loadop(Op::LOAD_CONST, {}, dtype(), val).reshape(Shape(s.size(), 1)).expand(s);
+}
+
+bool LazyBuffer::is_unrealized_unmasked_const() const { return is_unrealized_const() && unmasked(st()); }
+
+LazyBuffer LazyBuffer::view(const ShapeTracker& new_st) const {
+  const View& last = new_st.views.back();
+  bool empty_mask = last.mask && std::any_of(last.mask->begin(), last.mask->end(),
+                                             [](auto& m) { return m.second - m.first == 0; });
+  if (st().size() == 0 || empty_mask) return const_like(Scalar::of_int(0), new_st.shape());
+  LazyBuffer b = base();
+  if (new_st.contiguous() && b.shape() == new_st.shape()) return b;
+  LazyNode n{Op::VIEW, dtype(), new_st.shape(), {b.id()}, {}, new_st, {}, {}};
+  return LazyBuffer(lazy_graph().add(std::move(n)));
+}
+
+LazyBuffer LazyBuffer::reshape(const Shape& arg) const { return view(st().reshape(arg)); }
+LazyBuffer LazyBuffer::pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const { return view(st().pad(arg)); }
+LazyBuffer LazyBuffer::expand(const Shape& arg) const { return view(st().expand(arg)); }
+LazyBuffer LazyBuffer::permute(const std::vector<int>& arg) const { return view(st().permute(arg)); }
+LazyBuffer LazyBuffer::shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
+  return view(st().shrink(arg));
+}
+LazyBuffer LazyBuffer::stride(const std::vector<int64_t>& arg) const { return view(st().stride(arg)); }
+
+LazyBuffer LazyBuffer::contiguous() const {
+  LazyBuffer b = base();
+  if (!st().contiguous() || size() != b.size() || is_unrealized_const()) {
+    // CLANG can view a consecutive buffer, as tinygrad's LoadOps.VIEW; we copy with CONTIGUOUS,
+    // which the scheduler turns into the same single kernel or elides.
+    LazyBuffer ret = e(Op::CONTIGUOUS);
+    if (auto sti = st().invert(b.shape())) lazy_graph().contiguous_child[b.id()] = {ret.id(), *sti};
+    return ret;
+  }
+  lazy_graph().force_realize(b.id());
+  return *this;
+}
+
+LazyBuffer LazyBuffer::cast(DType dt, bool bitcast) const {
+  if (dtype() == dt) return *this;
+  if (is_unrealized_unmasked_const() && !bitcast)
+    return create(LazyNode{Op::LOAD_CONST, dt, shape(), {}, as_const(const_value(), dt), st(), {}, {}});
+  if (bitcast && itemsize(dtype()) != itemsize(dt))
+    fail("RuntimeError", "shape changing bitcast only supported on DISK right now");
+  if (!bitcast && itemsize(dt) <= itemsize(dtype()) && !is_base()) return base().cast(dt, bitcast).view(st());
+  return create_base(bitcast ? Op::BITCAST : Op::CAST, shape(), dt, dt, {*this});
+}
+
+LazyBuffer LazyBuffer::e(Op op, const std::vector<LazyBuffer>& in_srcs, LazyArg arg) const {
+  LazyGraph& g = lazy_graph();
+  std::vector<LazyBuffer> srcs;
+  srcs.reserve(in_srcs.size() + 1);
+  auto add_src = [&](const LazyBuffer& s) {
+    auto it = s.is_base() ? g.contiguous_child.find(s.id()) : g.contiguous_child.end();
+    srcs.push_back(it != g.contiguous_child.end() ? LazyBuffer(it->second.first).view(it->second.second) : s);
+  };
+  add_src(*this);
+  for (const LazyBuffer& s : in_srcs) add_src(s);
+
+  for (size_t i = (op == Op::WHERE ? 2 : 1); i < srcs.size(); ++i)
+    check(srcs[i].dtype() == srcs[op == Op::WHERE ? 1 : 0].dtype(), "AssertionError",
+          std::string("all dtypes must match on ") + std::string(op_name(op)));
+  for (const LazyBuffer& s : srcs)
+    check(s.shape() == srcs[0].shape(), "AssertionError", "all shapes must be the same");
+  if (op == Op::WHERE) check(srcs[0].dtype() == DType::Bool, "AssertionError", "TernaryOps.WHERE must have the first arg be bool");
+  if (op == Op::NEG) check(srcs[0].dtype() != DType::Bool, "AssertionError", "UnaryOps.NEG does not accept dtype bool");
+
+  DType out_dtype = (op == Op::CMPLT || op == Op::CMPNE) ? DType::Bool : srcs.back().dtype();
+
+  // Constant folding, as lazy.py.
+  bool folds = op != Op::CAST && op != Op::BITCAST && op != Op::CONTIGUOUS && op != Op::MULACC;
+  if (folds && std::all_of(srcs.begin(), srcs.end(), [](auto& s) { return s.is_unrealized_unmasked_const(); })) {
+    std::vector<Scalar> vals;
+    for (auto& s : srcs) vals.push_back(s.const_value());
+    return cast(out_dtype).const_like(exec_alu(op, out_dtype, vals));
+  }
+  if (op == Op::NEG && base().node().op == Op::NEG) return LazyBuffer(base().node().srcs[0]);
+  if (is_binary(op)) {
+    const LazyBuffer &x = *this, &y = in_srcs[0];
+    auto const_is = [](const LazyBuffer& b, double v) {
+      return b.is_unrealized_unmasked_const() && b.const_value().as_double() == v;
+    };
+    if (op == Op::ADD) {
+      if (const_is(y, 0)) return x;
+      if (const_is(x, 0)) return y;
+    }
+    if (op == Op::MUL) {
+      for (auto [c, other] : {std::pair{x, y}, std::pair{y, x}}) {
+        if (const_is(c, 1)) return other;
+        if (const_is(c, 0)) return other.const_like(Scalar::of_int(0));
+        if (const_is(c, -1)) return other.e(Op::NEG);
+      }
+    }
+  }
+  return create_base(op, shape(), out_dtype, std::move(arg), srcs);
+}
+
+LazyBuffer LazyBuffer::reduce_op(Op op, const Axes& axis_in) const {
+  Axes axis;
+  for (int a : axis_in)
+    if (shape()[a] != 1) axis.push_back(a);
+  std::sort(axis.begin(), axis.end());
+  if (axis.empty()) return *this;
+  Shape new_shape = shape();
+  for (int a : axis) new_shape[a] = 1;
+  return create_base(op, new_shape, dtype(), axis, {*this});
+}
+
+LazyBuffer LazyBuffer::r(Op op, const Axes& axis) const {
+  Shape new_shape = shape();
+  for (int a : axis) {
+    check(a >= 0 && a < int(shape().size()), "AssertionError", "axis args out of range for shape");
+    new_shape[a] = 1;
+  }
+  if (size() == 0 && prod(new_shape) != 0)
+    return const_like(op == Op::SUM ? Scalar::of_float(0.0) : Scalar::of_float(-INFINITY), new_shape);
+  if (is_unrealized_unmasked_const()) {
+    int64_t n = 1;
+    for (int a : axis) n *= shape()[a];
+    Scalar v = const_value();
+    if (op == Op::SUM) v = exec_alu(Op::MUL, dtype(), {v, Scalar::of_int(n)});
+    return const_like(v, new_shape);
+  }
+  // Split large reduces into two kernels so there are enough outputs to go around (lazy.py).
+  int64_t out = prod(new_shape);
+  if (prod(shape()) == 0 || prod(shape()) / out < 32768) return reduce_op(op, axis);
+  auto real = st().real_strides(true);
+  for (int a : axis) {
+    for (int64_t x = std::min<int64_t>(256, (int64_t(1) << 22) / out); x >= 8; --x) {
+      if (shape()[a] % x != 0 || (real[a] && *real[a] == 0)) continue;
+      Shape split = shape();
+      split[a] = shape()[a] / x;
+      split.insert(split.begin() + a, x);
+      std::vector<int> perm;
+      for (int i = 0; i < int(split.size()); ++i)
+        if (i != a) perm.push_back(i);
+      perm.push_back(a);
+      return reshape(split).permute(perm).reduce_op(op, axis).reduce_op(op, {int(new_shape.size())}).reshape(new_shape);
+    }
+  }
+  return reduce_op(op, axis);
+}
+
+Graph extract_graph(const std::vector<std::pair<std::string, LazyBuffer>>& outputs,
+                    const std::vector<GraphInput>& inputs) {
+  const LazyGraph& g = lazy_graph();
+  Graph out;
+  std::unordered_map<NodeId, NodeId> remap;
+  // Iterative post-order DFS: graphs can be deep (long elementwise chains).
+  std::vector<std::pair<NodeId, size_t>> stack;
+  auto visit = [&](NodeId root) {
+    if (remap.count(root)) return;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      auto& [id, next] = stack.back();
+      const LazyNode& n = g[id];
+      if (next < n.srcs.size()) {
+        NodeId s = n.srcs[next++];
+        if (!remap.count(s)) stack.push_back({s, 0});
+        continue;
+      }
+      if (!remap.count(id)) {
+        LazyNode copy = n;
+        for (NodeId& s : copy.srcs) s = remap.at(s);
+        remap[id] = NodeId(out.nodes.size());
+        out.nodes.push_back(std::move(copy));
+      }
+      stack.pop_back();
+    }
+  };
+  for (const auto& in : inputs) visit(in.node);
+  for (const auto& [name, lb] : outputs) visit(lb.id());
+  for (const auto& in : inputs) out.inputs.push_back({in.name, remap.at(in.node), in.requires_grad});
+  for (const auto& [name, lb] : outputs) out.outputs.push_back({name, remap.at(lb.id())});
+  return out;
+}
+
+std::vector<NodeId> import_graph(const Graph& graph) {
+  LazyGraph& g = lazy_graph();
+  std::vector<NodeId> ids;
+  ids.reserve(graph.nodes.size());
+  for (const LazyNode& n : graph.nodes) {
+    LazyNode copy = n;
+    for (NodeId& s : copy.srcs) s = ids.at(s);
+    NodeId id = g.add(std::move(copy));
+    if (n.forced_realize) g.force_realize(id);
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+} // namespace tg

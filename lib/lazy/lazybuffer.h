@@ -1,0 +1,63 @@
+// lazy layer: LazyBuffer, a handle to a node of the process-wide LazyGraph, with the
+// graph-building operations of tinygrad 0.9.1's lazy.py (const folding, views, casts, reduces).
+#pragma once
+#include <optional>
+
+#include "lazy/lazy.h"
+
+namespace tg {
+
+// The arena every Tensor of this process builds into.
+LazyGraph& lazy_graph();
+
+class LazyBuffer {
+public:
+  LazyBuffer() = default;
+  explicit LazyBuffer(NodeId id) : id_(id) {}
+  NodeId id() const { return id_; }
+  const LazyNode& node() const { return lazy_graph()[id_]; }
+  bool operator==(const LazyBuffer& o) const { return id_ == o.id_; }
+  bool operator!=(const LazyBuffer& o) const { return id_ != o.id_; }
+
+  LazyBuffer base() const { return LazyBuffer(lazy_graph().base(id_)); }
+  bool is_base() const { return !node().is_view(); }
+  const Shape& shape() const { return node().shape; }
+  DType dtype() const { return node().dtype; }
+  const ShapeTracker& st() const { return node().st; }
+  int64_t size() const { return prod(shape()); }
+
+  static LazyBuffer loadop(Op op, const Shape& shape, DType dtype, LazyArg arg = {},
+                           std::vector<LazyBuffer> srcs = {});
+  static LazyBuffer placeholder(const std::string& name, const Shape& shape, DType dtype);
+  static LazyBuffer from_data(std::vector<uint8_t> data, const Shape& shape, DType dtype);
+  LazyBuffer const_like(const Scalar& val, std::optional<Shape> shape = std::nullopt) const;
+
+  bool is_unrealized_const() const { return base().node().op == Op::LOAD_CONST; }
+  bool is_unrealized_unmasked_const() const;
+  const Scalar& const_value() const { return std::get<Scalar>(base().node().arg); }
+
+  LazyBuffer e(Op op, const std::vector<LazyBuffer>& in_srcs = {}, LazyArg arg = {}) const;
+  LazyBuffer r(Op op, const Axes& axis) const;
+  LazyBuffer cast(DType dtype, bool bitcast = false) const;
+  LazyBuffer contiguous() const;
+
+  LazyBuffer reshape(const Shape& arg) const;
+  LazyBuffer pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
+  LazyBuffer expand(const Shape& arg) const;
+  LazyBuffer permute(const std::vector<int>& arg) const;
+  LazyBuffer shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
+  LazyBuffer stride(const std::vector<int64_t>& arg) const;
+  LazyBuffer view(const ShapeTracker& new_st) const;
+
+private:
+  LazyBuffer reduce_op(Op op, const Axes& axis) const;
+  NodeId id_ = 0;
+};
+
+// The graph artifact for the given outputs: reachable nodes renumbered in topological order.
+Graph extract_graph(const std::vector<std::pair<std::string, LazyBuffer>>& outputs,
+                    const std::vector<GraphInput>& inputs);
+// Loads an artifact's nodes into the process graph; returns the new id of each artifact node.
+std::vector<NodeId> import_graph(const Graph& graph);
+
+} // namespace tg
