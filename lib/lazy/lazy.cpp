@@ -2,35 +2,12 @@
 
 #include <cstring>
 
+#include "shape/shapetracker_hash.h"
+
 namespace tg {
 namespace {
 
-struct Hasher {
-  uint64_t h = 1469598103934665603ull;
-  void bytes(const void* p, size_t n) {
-    auto* c = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ull;
-  }
-  template <class T> void pod(const T& v) { bytes(&v, sizeof v); }
-  void ints(const std::vector<int64_t>& v) {
-    pod(v.size());
-    if (!v.empty()) bytes(v.data(), v.size() * sizeof v[0]);
-  }
-};
-
-void hash_st(Hasher& h, const ShapeTracker& st) {
-  h.pod(st.views.size());
-  for (const View& v : st.views) {
-    h.ints(v.shape);
-    h.ints(v.strides);
-    h.pod(v.offset);
-    h.pod(v.mask.has_value());
-    if (v.mask)
-      for (auto& [b, e] : *v.mask) { h.pod(b); h.pod(e); }
-  }
-}
-
-void hash_arg(Hasher& h, const LazyArg& arg) {
+void hash_arg(Fnv1a& h, const LazyArg& arg) {
   h.pod(arg.index());
   if (auto* s = std::get_if<Scalar>(&arg)) {
     h.pod(s->kind);
@@ -41,13 +18,13 @@ void hash_arg(Hasher& h, const LazyArg& arg) {
 }
 
 uint64_t hash_node(const LazyNode& n) {
-  Hasher h;
+  Fnv1a h;
   h.pod(n.op);
   h.pod(n.dtype);
   h.ints(n.shape);
   for (NodeId s : n.srcs) h.pod(s);
   hash_arg(h, n.arg);
-  hash_st(h, n.st);
+  hash_into(h, n.st);
   h.bytes(n.name.data(), n.name.size());
   h.bytes(n.data.data(), n.data.size());
   return h.h;

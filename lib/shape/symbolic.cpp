@@ -70,7 +70,8 @@ Node intern(ExprNode&& tmp);
 Node canonical_of(Node n) {
   switch (n->kind) {
   case ExprKind::Num:
-  case ExprKind::Var: return n;
+  case ExprKind::Var:
+    return n;
   case ExprKind::Mul:
   case ExprKind::Div:
   case ExprKind::Mod:
@@ -110,7 +111,7 @@ Node intern(ExprNode&& tmp) {
 
 // ---- constructors (the Python class constructors plus create_node) ----
 
-Node num(int64_t v) {
+Node make_num(int64_t v) {
   ExprNode n;
   n.kind = ExprKind::Num;
   n.min = n.max = n.b = v;
@@ -120,7 +121,7 @@ Node num(int64_t v) {
 Node variable(const std::string& name, int64_t min, int64_t max) {
   check(min >= 0 && min <= max, "AssertionError",
         "invalid Variable expr='" + name + "' nmin=" + std::to_string(min) + " nmax=" + std::to_string(max));
-  if (min == max) return num(min);
+  if (min == max) return make_num(min);
   ExprNode n;
   n.kind = ExprKind::Var;
   n.min = min;
@@ -132,7 +133,7 @@ Node variable(const std::string& name, int64_t min, int64_t max) {
 // create_node: a node whose bounds pin one value is that NumNode.
 Node create(ExprNode&& n) {
   check(n.min <= n.max, "AssertionError", "min greater than max!");
-  if (n.min == n.max) return num(n.min);
+  if (n.min == n.max) return make_num(n.min);
   return intern(std::move(n));
 }
 
@@ -163,11 +164,15 @@ ExprNode op_node(ExprKind kind, Node a, int64_t b) {
     }
     break;
   case ExprKind::Lt:
-    if (a->max < b) n.min = n.max = 1;
-    else if (a->min >= b) n.min = n.max = 0;
-    else n.min = 0, n.max = 1;
+    if (a->max < b)
+      n.min = n.max = 1;
+    else if (a->min >= b)
+      n.min = n.max = 0;
+    else
+      n.min = 0, n.max = 1;
     break;
-  default: fail("AssertionError", "not an op node");
+  default:
+    fail("AssertionError", "not an op node");
   }
   return n;
 }
@@ -195,28 +200,31 @@ bool truthy(Node n) { return !(n->min == 0 && n->max == 0); }
 void flat_components(Node n, std::vector<Node>& out) {
   if (is(n, ExprKind::Sum))
     for (Node c : n->nodes) flat_components(c, out);
-  else out.push_back(n);
+  else
+    out.push_back(n);
 }
 
 struct TermGroups { // mul_groups: insertion-ordered, keyed like a Python dict of Nodes
   std::vector<std::pair<Node, int64_t>> terms;
-  std::unordered_map<Node, size_t> index; // used once the group list grows
+  std::unordered_map<Node, size_t> index; // built once the list is long enough to matter
   void add(Node a, int64_t coeff) {
     Node key = a->canonical;
-    if (terms.size() < 16 && index.empty()) {
+    if (index.empty()) {
       for (auto& t : terms)
         if (t.first->canonical == key) {
           t.second += coeff;
           return;
         }
-      if (terms.size() == 15)
+      terms.emplace_back(a, coeff);
+      if (terms.size() == 16)
         for (size_t i = 0; i < terms.size(); ++i) index.emplace(terms[i].first->canonical, i);
-    } else if (auto it = index.find(key); it != index.end()) {
-      terms[it->second].second += coeff;
       return;
     }
-    if (!index.empty() || terms.size() == 15) index.emplace(key, terms.size());
-    terms.emplace_back(a, coeff);
+    auto [it, inserted] = index.emplace(key, terms.size());
+    if (inserted)
+      terms.emplace_back(a, coeff);
+    else
+      terms[it->second].second += coeff;
   }
 };
 
@@ -225,7 +233,7 @@ Node sum_nodes(const std::vector<Node>& in) {
   nodes.reserve(in.size());
   for (Node x : in)
     if (x->max || x->min) nodes.push_back(x);
-  if (nodes.empty()) return num(0);
+  if (nodes.empty()) return make_num(0);
   if (nodes.size() == 1) return nodes[0];
 
   std::vector<Node> flat;
@@ -233,9 +241,12 @@ Node sum_nodes(const std::vector<Node>& in) {
   TermGroups groups;
   int64_t constant = 0;
   for (Node x : flat) {
-    if (is(x, ExprKind::Num)) constant += x->b;
-    else if (is(x, ExprKind::Mul)) groups.add(x->a, x->b);
-    else groups.add(x, 1);
+    if (is(x, ExprKind::Num))
+      constant += x->b;
+    else if (is(x, ExprKind::Mul))
+      groups.add(x->a, x->b);
+    else
+      groups.add(x, 1);
   }
   std::vector<Node> out;
   out.reserve(groups.terms.size() + 1);
@@ -243,33 +254,36 @@ Node sum_nodes(const std::vector<Node>& in) {
     if (coeff == 0) continue;
     out.push_back(coeff != 1 ? intern(op_node(ExprKind::Mul, a, coeff)) : a);
   }
-  if (constant) out.push_back(num(constant));
+  if (constant) out.push_back(make_num(constant));
   if (out.size() > 1) return create(red_node(ExprKind::Sum, std::move(out)));
-  return out.size() == 1 ? out[0] : num(0);
+  return out.size() == 1 ? out[0] : make_num(0);
 }
 
 Node add(Node x, Node y) { return sum_nodes({x, y}); }
-Node add(Node x, int64_t v) { return sum_nodes({x, num(v)}); }
+Node add(Node x, int64_t v) { return sum_nodes({x, make_num(v)}); }
 
 // ---- multiplication ----
 
 Node mul_generic(Node x, int64_t b) { // Node.__mul__
-  if (b == 0) return num(0);
+  if (b == 0) return make_num(0);
   if (b == 1) return x;
   return create(op_node(ExprKind::Mul, x, b));
 }
 
 Node mul(Node x, int64_t b) {
   switch (x->kind) {
-  case ExprKind::Num: return num(x->b * b);
-  case ExprKind::Mul: return mul_generic(x->a, x->b * b); // two muls in one mul
-  case ExprKind::Sum: {                                   // distribute mul into sum
+  case ExprKind::Num:
+    return make_num(x->b * b);
+  case ExprKind::Mul:
+    return mul_generic(x->a, x->b * b); // two muls in one mul
+  case ExprKind::Sum: {                 // distribute mul into sum
     std::vector<Node> parts;
     parts.reserve(x->nodes.size());
     for (Node c : x->nodes) parts.push_back(mul(c, b));
     return sum_nodes(parts);
   }
-  default: return mul_generic(x, b);
+  default:
+    return mul_generic(x, b);
   }
 }
 
@@ -277,6 +291,7 @@ Node mul(Node x, int64_t b) {
 
 // factoring: unset = the Python default of the receiving class (MulNode defaults to False).
 using Factoring = std::optional<bool>;
+Node mod(Node x, int64_t b);
 Node floordiv(Node x, int64_t b, Factoring factoring = std::nullopt);
 
 Node floordiv_generic(Node x, int64_t b, bool factoring) { // Node.__floordiv__
@@ -317,8 +332,8 @@ Node floordiv_sum_uncached(Node x, int64_t b, bool factoring) { // SumNode.__flo
       }
       if (is(c, ExprKind::Num)) {
         if (int64_t whole = floordiv_int(c->b, b)) {
-          fully_divided.push_back(num(whole));
-          c = num(c->b - b * whole);
+          fully_divided.push_back(make_num(whole));
+          c = make_num(c->b - b * whole);
         }
       }
       rest.push_back(c);
@@ -331,7 +346,8 @@ Node floordiv_sum_uncached(Node x, int64_t b, bool factoring) { // SumNode.__flo
   }
   Node divided = sum_nodes(fully_divided);
   if (gcd > 1) return add(divided, floordiv(floordiv(sum_nodes(rest), gcd), floordiv_int(b, gcd)));
-  if (divisor > 1) return add(divided, floordiv(floordiv(sum_nodes(rest), divisor), floordiv_int(b, divisor)));
+  if (divisor > 1)
+    return add(divided, floordiv(floordiv(sum_nodes(rest), divisor), floordiv_int(b, divisor)));
   return add(divided, floordiv_generic(sum_nodes(rest), b, true));
 }
 
@@ -349,27 +365,29 @@ Node floordiv_sum(Node x, int64_t b, bool factoring) { // memoised like the Pyth
 Node floordiv(Node x, int64_t b, Factoring factoring) {
   check(b != 0, "ZeroDivisionError", "integer division or modulo by zero");
   switch (x->kind) {
-  case ExprKind::Num: return num(floordiv_int(x->b, b));
-  case ExprKind::Sum: return floordiv_sum(x, b, factoring.value_or(true));
+  case ExprKind::Num:
+    return make_num(floordiv_int(x->b, b));
+  case ExprKind::Sum:
+    return floordiv_sum(x, b, factoring.value_or(true));
   case ExprKind::Mul: // MulNode.__floordiv__
     if (mod_int(x->b, b) == 0) return mul(x->a, floordiv_int(x->b, b));
     if (mod_int(b, x->b) == 0 && x->b > 0) return floordiv(x->a, floordiv_int(b, x->b));
     return floordiv_generic(x, b, factoring.value_or(false));
-  case ExprKind::Div: return floordiv(x->a, x->b * b); // two divs is one div
+  case ExprKind::Div:
+    return floordiv(x->a, x->b * b); // two divs is one div
   case ExprKind::Mod:
     if (mod_int(x->b, b) == 0) return mod(floordiv(x->a, b), floordiv_int(x->b, b));
     return floordiv_generic(x, b, factoring.value_or(true));
-  default: return floordiv_generic(x, b, factoring.value_or(true));
+  default:
+    return floordiv_generic(x, b, factoring.value_or(true));
   }
 }
 
 // ---- modulo ----
 
-Node mod(Node x, int64_t b);
-
 Node mod_generic(Node x, int64_t b) { // Node.__mod__
   check(b > 0, "AssertionError", "symbolic mod needs a positive divisor");
-  if (b == 1) return num(0);
+  if (b == 1) return make_num(0);
   if (x->min >= 0 && x->max < b) return x;
   int64_t low = floordiv_int(x->min, b);
   if (low == floordiv_int(x->max, b)) return add(x, -(b * low));
@@ -380,7 +398,8 @@ Node mod_generic(Node x, int64_t b) { // Node.__mod__
 Node mod(Node x, int64_t b) {
   check(b != 0, "ZeroDivisionError", "integer division or modulo by zero");
   switch (x->kind) {
-  case ExprKind::Mul: return mod_generic(mul_generic(x->a, mod_int(x->b, b)), b);
+  case ExprKind::Mul:
+    return mod_generic(mul_generic(x->a, mod_int(x->b, b)), b);
   case ExprKind::Mod:
     if (mod_int(x->b, b) == 0) return mod(x->a, b);
     return mod_generic(x, b);
@@ -390,7 +409,8 @@ Node mod(Node x, int64_t b) {
     for (Node c : x->nodes) parts.push_back(is(c, ExprKind::Num) || is(c, ExprKind::Mul) ? mod(c, b) : c);
     return mod_generic(sum_nodes(parts), b);
   }
-  default: return mod_generic(x, b);
+  default:
+    return mod_generic(x, b);
   }
 }
 
@@ -402,8 +422,10 @@ Node create_lt(Node lhs, int64_t b) {
   if (is(lhs, ExprKind::Sum)) {
     std::vector<Node> others_than_num;
     for (Node c : lhs->nodes) {
-      if (is(c, ExprKind::Num)) b -= c->b;
-      else others_than_num.push_back(c);
+      if (is(c, ExprKind::Num))
+        b -= c->b;
+      else
+        others_than_num.push_back(c);
     }
     lhs = sum_nodes(others_than_num);
     std::vector<Node> parts = is(lhs, ExprKind::Sum) ? lhs->nodes : std::vector<Node>{lhs};
@@ -431,28 +453,33 @@ Node create_lt(Node lhs, int64_t b) {
 }
 
 Node ands_nodes(const std::vector<Node>& in) {
-  if (in.empty()) return num(1);
+  if (in.empty()) return make_num(1);
   if (in.size() == 1) return in[0];
   for (Node x : in)
-    if (!truthy(x)) return num(0);
+    if (!truthy(x)) return make_num(0);
   std::vector<Node> nodes;
   for (Node x : in)
     if (x->min != x->max) nodes.push_back(x);
   if (nodes.size() > 1) return create(red_node(ExprKind::And, std::move(nodes)));
-  return nodes.size() == 1 ? nodes[0] : num(1);
+  return nodes.size() == 1 ? nodes[0] : make_num(1);
 }
 
 // ---- rendering, vars, substitute ----
 
 std::string render_node(Node n, bool debug) {
   switch (n->kind) {
-  case ExprKind::Num: return std::to_string(n->b);
+  case ExprKind::Num:
+    return std::to_string(n->b);
   case ExprKind::Var:
     return debug ? n->name + "[" + std::to_string(n->min) + "-" + std::to_string(n->max) + "]" : n->name;
-  case ExprKind::Mul: return "(" + render_node(n->a, debug) + "*" + std::to_string(n->b) + ")";
-  case ExprKind::Div: return "(" + render_node(n->a, debug) + "//" + std::to_string(n->b) + ")";
-  case ExprKind::Mod: return "(" + render_node(n->a, debug) + "%" + std::to_string(n->b) + ")";
-  case ExprKind::Lt: return "(" + render_node(n->a, debug) + "<" + std::to_string(n->b) + ")";
+  case ExprKind::Mul:
+    return "(" + render_node(n->a, debug) + "*" + std::to_string(n->b) + ")";
+  case ExprKind::Div:
+    return "(" + render_node(n->a, debug) + "//" + std::to_string(n->b) + ")";
+  case ExprKind::Mod:
+    return "(" + render_node(n->a, debug) + "%" + std::to_string(n->b) + ")";
+  case ExprKind::Lt:
+    return "(" + render_node(n->a, debug) + "<" + std::to_string(n->b) + ")";
   case ExprKind::Sum:
   case ExprKind::And: {
     std::vector<std::string> parts;
@@ -469,21 +496,27 @@ std::string render_node(Node n, bool debug) {
 void collect_vars(Node n, std::vector<Expr>& out, std::unordered_set<Node>& seen) {
   if (is(n, ExprKind::Var)) {
     if (seen.insert(n).second) out.emplace_back(n);
-  } else if (n->a) collect_vars(n->a, out, seen);
+  } else if (n->a)
+    collect_vars(n->a, out, seen);
   for (Node c : n->nodes) collect_vars(c, out, seen);
 }
 
 Node substitute_node(Node n, const std::unordered_map<Node, Node>& vals) {
   switch (n->kind) {
-  case ExprKind::Num: return n;
+  case ExprKind::Num:
+    return n;
   case ExprKind::Var: {
     auto it = vals.find(n);
     return it == vals.end() ? n : it->second;
   }
-  case ExprKind::Mul: return mul(substitute_node(n->a, vals), n->b);
-  case ExprKind::Div: return floordiv(substitute_node(n->a, vals), n->b);
-  case ExprKind::Mod: return mod(substitute_node(n->a, vals), n->b);
-  case ExprKind::Lt: return create_lt(substitute_node(n->a, vals), n->b);
+  case ExprKind::Mul:
+    return mul(substitute_node(n->a, vals), n->b);
+  case ExprKind::Div:
+    return floordiv(substitute_node(n->a, vals), n->b);
+  case ExprKind::Mod:
+    return mod(substitute_node(n->a, vals), n->b);
+  case ExprKind::Lt:
+    return create_lt(substitute_node(n->a, vals), n->b);
   case ExprKind::Sum: {
     std::vector<Node> parts;
     for (Node c : n->nodes) parts.push_back(substitute_node(c, vals));
@@ -493,7 +526,7 @@ Node substitute_node(Node n, const std::unordered_map<Node, Node>& vals) {
     std::vector<Node> parts;
     for (Node c : n->nodes) {
       Node s = substitute_node(c, vals);
-      if (!truthy(s)) return num(0);
+      if (!truthy(s)) return make_num(0);
       parts.push_back(s);
     }
     return ands_nodes(parts);
@@ -513,7 +546,7 @@ std::vector<Node> unwrap(const std::vector<Expr>& xs) {
 
 // ---- Expr ----
 
-Expr::Expr(int64_t v) : n_(num(v)) {}
+Expr::Expr(int64_t v) : n_(make_num(v)) {}
 Expr Expr::var(const std::string& name, int64_t min, int64_t max) { return Expr(variable(name, min, max)); }
 Expr Expr::sum(const std::vector<Expr>& xs) { return Expr(sum_nodes(unwrap(xs))); }
 Expr Expr::ands(const std::vector<Expr>& xs) { return Expr(ands_nodes(unwrap(xs))); }

@@ -3,6 +3,7 @@
 // are the same pointer), simplified as they are built, with [min, max] bounds on every node.
 // Shapes themselves are concrete ints for now; Variables name loop indices (gidx0, ridx1 ...).
 #pragma once
+#include <concepts>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,11 +14,11 @@ enum class ExprKind : uint8_t { Num, Var, Mul, Div, Mod, Lt, Sum, And };
 
 struct ExprNode {
   ExprKind kind;
-  int64_t min, max;           // bounds, inclusive
-  int64_t b = 0;              // Num: value; Mul/Div/Mod/Lt: the int right operand
-  const ExprNode* a = nullptr; // Mul/Div/Mod/Lt: left operand
+  int64_t min, max;                   // bounds, inclusive
+  int64_t b = 0;                      // Num: value; Mul/Div/Mod/Lt: the int right operand
+  const ExprNode* a = nullptr;        // Mul/Div/Mod/Lt: left operand
   std::vector<const ExprNode*> nodes; // Sum/And operands
-  std::string name;           // Var
+  std::string name;                   // Var
   // Added: the same node with Sum/And operands in a fixed order, so nodes tinygrad calls equal
   // (its equality compares rendered text, which sorts Sum/And operands) share one `canonical`.
   const ExprNode* canonical = nullptr;
@@ -27,7 +28,9 @@ struct ExprNode {
 class Expr {
 public:
   Expr() = default;
-  Expr(int64_t v);  // NumNode
+  Expr(int64_t v); // NumNode
+  // Added: any integer type, so Expr(0) is not ambiguous with the node-pointer constructor.
+  template <std::integral T> Expr(T v) : Expr(static_cast<int64_t>(v)) {}
   explicit Expr(const ExprNode* n) : n_(n) {}
   static Expr var(const std::string& name, int64_t min, int64_t max);
   static Expr sum(const std::vector<Expr>& xs);  // Node.sum
@@ -68,5 +71,10 @@ public:
 private:
   const ExprNode* n_ = nullptr;
 };
+
+// Added: int on the left, as Python's __radd__/__rsub__/__rmul__ do it.
+inline Expr operator+(int64_t a, const Expr& b) { return b + Expr(a); }
+inline Expr operator-(int64_t a, const Expr& b) { return -b + Expr(a); }
+inline Expr operator*(int64_t a, const Expr& b) { return b * a; }
 
 } // namespace tg

@@ -76,6 +76,12 @@ public:
   static Tensor randint(const Shape& shape, int64_t low = 0, int64_t high = 10);
   static Tensor normal(const Shape& shape, double mean = 0.0, double std = 1.0, std::optional<DType> dtype = std::nullopt);
   static Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0, std::optional<DType> dtype = std::nullopt);
+  // Added: randint's dtype keyword (TypeError unless an int dtype) and the initializers.
+  static Tensor randint(const Shape& shape, int64_t low, int64_t high, DType dtype);
+  static Tensor scaled_uniform(const Shape& shape, std::optional<DType> dtype = std::nullopt);
+  static Tensor glorot_uniform(const Shape& shape, std::optional<DType> dtype = std::nullopt);
+  static Tensor kaiming_uniform(const Shape& shape, double a = 0.01, std::optional<DType> dtype = std::nullopt);
+  static Tensor kaiming_normal(const Shape& shape, double a = 0.01, std::optional<DType> dtype = std::nullopt);
 
   // --- properties ---
   const LazyBuffer& lazydata() const;
@@ -100,6 +106,8 @@ public:
   Tensor flip(const std::vector<int>& axis) const;
   Tensor shrink(const Padding& arg) const;
   Tensor pad(const Padding& arg, double value = 0.0) const;
+  // Added: a pad value as the Python scalar it is (an int keeps an int tensor's dtype).
+  Tensor pad(const Padding& arg, const Scalar& value) const;
   Tensor getitem(const std::vector<Index>& indices) const;
   Tensor T() const { return transpose(1, 0); }
   Tensor transpose(int dim0 = 1, int dim1 = 0) const;
@@ -116,6 +124,7 @@ public:
   std::vector<Tensor> split(int64_t size, int dim = 0) const;
   std::vector<Tensor> chunk(int64_t chunks, int dim = 0) const;
   Tensor pad2d(const std::vector<int64_t>& padding, double value = 0.0) const;
+  Tensor pad2d(const std::vector<int64_t>& padding, const Scalar& value) const; // Added, as pad
   Tensor gather(int dim, const Tensor& index) const;
 
   // --- reductions ---
@@ -193,6 +202,8 @@ public:
   Tensor masked_fill(const Tensor& mask, const Operand& value) const;
   Tensor lerp(const Tensor& end, const Operand& weight) const;
   Tensor clip(double min_, double max_) const;
+  // Added: bounds as Python scalars or tensors (clip(1, 3) on an int tensor stays int).
+  Tensor clip(const Operand& min_, const Operand& max_) const;
   Tensor lt(const Operand& x) const;     // <
   Tensor gt(const Operand& x) const;     // >
   Tensor ge(const Operand& x) const;     // >=

@@ -1,0 +1,13 @@
+// io layer: a HostBuffer as text for people: `name: shape=(2, 3) dtype=float32` and the values
+// laid out like numpy's array repr (nested brackets, aligned columns, shortest round-trip floats).
+#pragma once
+#include <string>
+
+#include "runtime/host_buffer.h"
+
+namespace tg {
+
+std::string format_array(const HostBuffer& buffer);
+std::string format_shape(const Shape& shape); // Python tuple: "(4,)", "(2, 3)", "()"
+
+} // namespace tg

@@ -1,0 +1,391 @@
+#include "schedule/schedule.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "lazy/lazybuffer.h"
+#include "shape/shapetracker_hash.h"
+#include "util/error.h"
+
+namespace tg {
+namespace {
+
+// A set that remembers insertion order, as the Python dicts-used-as-sets in schedule.py do:
+// the order decides kernel order, so it must be reproduced.
+class OrderedSet {
+public:
+  bool insert(NodeId id) {
+    if (!index_.emplace(id, items_.size()).second) return false;
+    items_.push_back(id);
+    return true;
+  }
+  bool contains(NodeId id) const { return index_.count(id) != 0; }
+  const std::vector<NodeId>& items() const { return items_; }
+  size_t size() const { return items_.size(); }
+
+private:
+  std::vector<NodeId> items_;
+  std::unordered_map<NodeId, size_t> index_;
+};
+
+// _recursive_lazyop's cache: one LazyOp per (buffer, view it is read through).
+struct LopKey {
+  NodeId buf;
+  ShapeTracker st;
+  bool operator==(const LopKey&) const = default;
+};
+struct LopKeyHash {
+  size_t operator()(const LopKey& k) const { return ShapeTrackerHash{}(k.st) * 31 + k.buf; }
+};
+using LopCache = std::unordered_map<LopKey, LazyOpPtr, LopKeyHash>;
+
+// A group of outputs that become one kernel (_LBScheduleItem).
+struct PreItem {
+  std::vector<LazyOpPtr> ast;
+  std::vector<NodeId> outputs, inputs;
+};
+
+class Scheduler {
+public:
+  explicit Scheduler(std::vector<NodeId> outs) : g_(lazy_graph()), outs_(std::move(outs)) {}
+
+  Schedule run(const Graph& graph, const std::vector<NodeId>& ids);
+
+private:
+  const LazyNode& n(NodeId id) const { return g_[id]; }
+  NodeId base(NodeId id) const { return g_.base(id); }
+  // A buffer that exists before any kernel runs: a named input or literal data.
+  bool realized(NodeId id) const {
+    const LazyNode& b = n(base(id));
+    return b.op == Op::EMPTY || b.op == Op::COPY;
+  }
+  void recurse_lb(NodeId root);
+  bool padding_okay(NodeId buf);
+  void recursive_group(NodeId tr, const ShapeTracker& st, NodeId r, std::unordered_set<NodeId>& group,
+                       std::vector<NodeId>& group_order);
+  void pair_reduces();
+  LazyOpPtr recursive_lazyop(NodeId buf, const ShapeTracker& st, const std::vector<NodeId>& outputs,
+                             std::vector<NodeId>& inputs, LopCache& cache);
+  PreItem schedule_group(const std::vector<NodeId>& group);
+
+  LazyGraph& g_;
+  std::vector<NodeId> outs_;
+  OrderedSet realizes_, allbufs_;
+  std::unordered_set<NodeId> simple_pads_;
+  std::vector<NodeId> simple_pads_order_;
+  std::unordered_map<NodeId, OrderedSet> children_;
+  std::unordered_map<NodeId, NodeId> reduce_for_op_;
+};
+
+void Scheduler::recurse_lb(NodeId root) {
+  // Explicit frames instead of recursion (graphs can be deep) that visit in the same order.
+  struct Frame {
+    NodeId buf;
+    size_t next;
+  };
+  std::vector<Frame> stack{{root, 0}};
+  bool entering = true;
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    NodeId buf = f.buf;
+    if (entering) {
+      entering = false;
+      if (allbufs_.contains(buf) || realized(buf)) {
+        stack.pop_back();
+        continue;
+      }
+      const LazyNode& node = n(buf);
+      if (node.is_view()) {
+        NodeId b = base(buf);
+        const ShapeTracker& st = node.st;
+        const View& last = st.views.back();
+        int64_t base_size = prod(n(b).shape);
+        if (st.views.size() == 1 && last.mask) {
+          int64_t masked = 1;
+          for (auto& [lo, hi] : *last.mask) masked *= hi - lo;
+          if (base_size >= masked) {
+            if (simple_pads_.insert(b).second) simple_pads_order_.push_back(b);
+          } else if (base_size < prod(st.shape())) realizes_.insert(b);
+        } else if (base_size < prod(st.shape())) {
+          realizes_.insert(b);
+        } else if (std::any_of(st.views.begin(), st.views.end(), [](const View& v) { return bool(v.mask); })) {
+          if (simple_pads_.insert(b).second) simple_pads_order_.push_back(b);
+        }
+        f.buf = b; // tail call: continue with the base
+        entering = true;
+        continue;
+      }
+      allbufs_.insert(buf);
+      if (node.forced_realize) realizes_.insert(buf);
+      if (op_kind(node.op) == OpKind::Load) realizes_.insert(buf);
+    }
+    const LazyNode& node = n(buf);
+    if (f.next < node.srcs.size()) {
+      NodeId x = node.srcs[f.next++];
+      children_[base(x)].insert(buf);
+      stack.push_back({x, 0});
+      entering = true;
+      continue;
+    }
+    stack.pop_back();
+  }
+}
+
+bool Scheduler::padding_okay(NodeId buf) {
+  if (realizes_.contains(buf) || realized(buf)) return true;
+  if (is_unsafe_pad_op(n(buf).op)) return false;
+  for (NodeId x : n(buf).srcs)
+    if (!padding_okay(base(x))) return false;
+  return true;
+}
+
+void Scheduler::recursive_group(NodeId tr, const ShapeTracker& st, NodeId r, std::unordered_set<NodeId>& group,
+                                std::vector<NodeId>& order) {
+  auto add = [&](NodeId x) {
+    if (group.insert(x).second) order.push_back(x);
+  };
+  if (realizes_.contains(tr)) {
+    if (!st.contiguous() || st.size() != n(r).st.size() || reduce_for_op_.count(tr)) add(r);
+    add(tr);
+    return;
+  }
+  auto it = children_.find(tr);
+  if (it == children_.end()) return;
+  for (NodeId next : it->second.items()) {
+    if (realized(next)) continue;
+    if (is_reduce(n(next).op)) return add(r);
+    std::vector<NodeId> st_childs;
+    for (NodeId s : n(next).srcs)
+      if (base(s) == tr && std::find(st_childs.begin(), st_childs.end(), s) == st_childs.end()) st_childs.push_back(s);
+    if (st_childs.size() > 1) return add(r);
+    recursive_group(next, st + n(st_childs[0]).st, r, group, order);
+  }
+}
+
+void Scheduler::pair_reduces() {
+  for (NodeId r : allbufs_.items()) {
+    if (!is_reduce(n(r).op) || realizes_.contains(r)) continue;
+    std::unordered_set<NodeId> group;
+    std::vector<NodeId> order;
+    recursive_group(r, n(r).st, r, group, order);
+    bool can_chase = std::none_of(order.begin(), order.end(), [&](NodeId tr) { return reduce_for_op_.count(tr); });
+    bool forced = group.count(r) != 0;
+    if (!forced && group.size() > 1) {
+      std::deque<NodeId> parents(order.begin(), order.end()), kids(order.begin(), order.end());
+      while (!parents.empty() && !forced) {
+        NodeId p = parents.back();
+        parents.pop_back();
+        if (is_reduce(n(p).op)) forced = true;
+        else
+          for (NodeId x : n(p).srcs)
+            if (!realized(x) && base(x) != r) parents.push_back(base(x));
+      }
+      std::vector<NodeId> descendants;
+      std::unordered_set<NodeId> seen_desc;
+      while (!kids.empty() && !forced) {
+        NodeId c = kids.back();
+        kids.pop_back();
+        const LazyNode& cn = n(c);
+        if (is_reduce(cn.op) || !cn.st.contiguous() || cn.st.size() != n(r).st.size() || reduce_for_op_.count(c)) {
+          descendants.clear();
+          break;
+        }
+        if (realizes_.contains(c) && !group.count(c) && seen_desc.insert(c).second) descendants.push_back(c);
+        if (auto it = children_.find(c); it != children_.end())
+          for (NodeId x : it->second.items())
+            if (!realized(x)) kids.push_back(x);
+      }
+      for (NodeId d : descendants)
+        if (group.insert(d).second) order.push_back(d);
+    }
+    if (forced) {
+      NodeId tr = r;
+      if (can_chase) {
+        ShapeTracker st = n(tr).st;
+        for (;;) {
+          auto it = children_.find(tr);
+          if (it == children_.end() || it->second.size() != 1) break;
+          NodeId next = it->second.items()[0];
+          std::vector<NodeId> st_childs;
+          for (NodeId s : n(next).srcs)
+            if (base(s) == tr && std::find(st_childs.begin(), st_childs.end(), s) == st_childs.end())
+              st_childs.push_back(s);
+          if (st_childs.size() > 1) break;
+          if (st.size() != n(st_childs[0]).st.size()) break;
+          st = st + n(st_childs[0]).st;
+          if (!st.contiguous() || is_reduce(n(next).op)) break;
+          tr = next;
+        }
+        const LazyNode& tn = n(tr);
+        if (tn.op == Op::CAST && itemsize(std::get<DType>(tn.arg)) > itemsize(n(tn.srcs[0]).dtype)) tr = base(tn.srcs[0]);
+        reduce_for_op_[tr] = r;
+      }
+      realizes_.insert(tr);
+    } else {
+      for (NodeId tr : order) reduce_for_op_[tr] = r;
+    }
+  }
+}
+
+LazyOpPtr Scheduler::recursive_lazyop(NodeId buf, const ShapeTracker& st_in, const std::vector<NodeId>& outputs,
+                                      std::vector<NodeId>& inputs, LopCache& cache) {
+  LopKey key{buf, st_in};
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  ShapeTracker st = st_in;
+  if (n(buf).is_view()) {
+    st = n(buf).st + st;
+    buf = base(buf);
+  }
+  const LazyNode& node = n(buf);
+  if (node.op == Op::LOAD_CONST)
+    return LazyOp::make(Op::CONST, {}, ConstBuffer{std::get<Scalar>(node.arg), node.dtype, st.simplify()});
+  bool is_output = std::find(outputs.begin(), outputs.end(), buf) != outputs.end();
+  if (realized(buf) || (realizes_.contains(buf) && !is_output)) {
+    auto it = std::find(inputs.begin(), inputs.end(), buf);
+    if (it == inputs.end()) it = inputs.insert(inputs.end(), buf);
+    int idx = int(outputs.size() + (it - inputs.begin()));
+    return LazyOp::make(Op::LOAD, {}, MemBuffer{idx, node.dtype, st.simplify()});
+  }
+  if (node.op == Op::CONTIGUOUS) return recursive_lazyop(node.srcs[0], st, outputs, inputs, cache);
+  if (is_reduce(node.op)) st = ShapeTracker::from_shape(n(node.srcs[0]).shape);
+  std::vector<LazyOpPtr> srcs;
+  for (NodeId s : node.srcs) srcs.push_back(recursive_lazyop(s, st, outputs, inputs, cache));
+  LazyOpArg arg;
+  if (auto* d = std::get_if<DType>(&node.arg)) arg = *d;
+  else if (auto* a = std::get_if<Axes>(&node.arg)) arg = *a;
+  LazyOpPtr ret = LazyOp::make(node.op, std::move(srcs), std::move(arg));
+  cache[key] = ret;
+  return ret;
+}
+
+PreItem Scheduler::schedule_group(const std::vector<NodeId>& group) {
+  PreItem item;
+  item.outputs = group;
+  const LazyNode& first = n(group[0]);
+  check(first.op != Op::CUSTOM && first.op != Op::ASSIGN, "RuntimeError",
+        std::string("cannot schedule ") + std::string(op_name(first.op)) + " yet");
+  for (size_t i = 0; i < group.size(); ++i) {
+    NodeId out = group[i];
+    auto rit = reduce_for_op_.find(out);
+    ShapeTracker output_st = ShapeTracker::from_shape(rit != reduce_for_op_.end() ? n(rit->second).shape : n(out).shape);
+    LopCache cache;
+    LazyOpPtr lop = recursive_lazyop(out, output_st, group, item.inputs, cache);
+    item.ast.push_back(LazyOp::make(Op::STORE, {lop}, MemBuffer{int(i), n(out).dtype, output_st.simplify()}));
+  }
+  return item;
+}
+
+Schedule Scheduler::run(const Graph& graph, const std::vector<NodeId>& ids) {
+  for (NodeId o : outs_)
+    if (!realized(o)) realizes_.insert(base(o));
+  for (NodeId o : outs_) recurse_lb(base(o));
+  for (NodeId p : simple_pads_order_)
+    if (!padding_okay(p)) realizes_.insert(p);
+  pair_reduces();
+
+  // Output groups, in realizes order (MULTIOUTPUT=1: a reduce's group is one kernel).
+  std::vector<std::vector<NodeId>> groups;
+  std::unordered_map<NodeId, size_t> group_of_key;
+  for (NodeId buf : realizes_.items()) {
+    if (realized(buf) || n(buf).op == Op::LOAD_CONST) continue;
+    auto rit = reduce_for_op_.find(buf);
+    NodeId key = rit != reduce_for_op_.end() ? rit->second : buf;
+    auto [it, fresh] = group_of_key.emplace(key, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(buf);
+  }
+  std::vector<PreItem> pre;
+  std::unordered_map<NodeId, size_t> target_of;
+  for (auto& grp : groups) {
+    pre.push_back(schedule_group(grp));
+    for (NodeId o : pre.back().outputs) target_of[o] = pre.size() - 1;
+  }
+
+  // Kernels in breadth-first dependency order.
+  std::vector<std::vector<size_t>> edges(pre.size());
+  std::vector<int> in_degree(pre.size(), 0);
+  for (size_t k = 0; k < pre.size(); ++k) {
+    std::vector<size_t> parents;
+    for (NodeId x : pre[k].inputs)
+      if (auto it = target_of.find(x); it != target_of.end() &&
+                                         std::find(parents.begin(), parents.end(), it->second) == parents.end())
+        parents.push_back(it->second);
+    for (size_t p : parents) {
+      edges[p].push_back(k);
+      ++in_degree[k];
+    }
+  }
+  std::deque<size_t> queue;
+  for (size_t k = 0; k < pre.size(); ++k)
+    if (in_degree[k] == 0) queue.push_back(k);
+  std::vector<size_t> order;
+  while (!queue.empty()) {
+    size_t k = queue.front();
+    queue.pop_front();
+    order.push_back(k);
+    for (size_t c : edges[k])
+      if (--in_degree[c] == 0) queue.push_back(c);
+  }
+  check(order.size() == pre.size(), "RuntimeError", "cycle detected in graph");
+
+  // The buffer table: one buffer per realized base that a kernel touches, plus every input.
+  Schedule s;
+  std::unordered_map<NodeId, int> buffer_of;
+  auto buffer_for = [&](NodeId b) {
+    auto it = buffer_of.find(b);
+    if (it != buffer_of.end()) return it->second;
+    const LazyNode& node = n(b);
+    BufferInfo info{int(s.buffers.size()), node.dtype, prod(node.shape), BufferRole::Intermediate, "", {}};
+    if (node.op == Op::EMPTY && !node.name.empty()) {
+      info.role = BufferRole::Input;
+      info.name = node.name;
+    } else if (node.op == Op::COPY) {
+      info.role = BufferRole::Constant;
+      info.data = node.data;
+    }
+    s.buffers.push_back(info);
+    buffer_of[b] = info.id;
+    return info.id;
+  };
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    NodeId b = ids[graph.inputs[i].node];
+    s.inputs.push_back({graph.inputs[i].name, buffer_for(b), n(b).shape, n(b).dtype});
+  }
+  for (size_t k : order) {
+    ScheduleKernel kernel;
+    kernel.ast = std::move(pre[k].ast);
+    for (NodeId o : pre[k].outputs) kernel.bufs.push_back(buffer_for(o));
+    for (NodeId x : pre[k].inputs) kernel.bufs.push_back(buffer_for(x));
+    s.kernels.push_back(std::move(kernel));
+  }
+  for (size_t i = 0; i < graph.outputs.size(); ++i) {
+    NodeId o = outs_[i];
+    const LazyNode& node = n(o);
+    int buf;
+    if (n(base(o)).op == Op::LOAD_CONST) {
+      fail("RuntimeError", "internal: output '" + graph.outputs[i].name + "' was not realized");
+    }
+    buf = buffer_for(base(o));
+    if (s.buffers[buf].role == BufferRole::Intermediate) {
+      s.buffers[buf].role = BufferRole::Output;
+      s.buffers[buf].name = graph.outputs[i].name;
+    }
+    s.outputs.push_back({graph.outputs[i].name, buf, node.shape, node.dtype});
+  }
+  return s;
+}
+
+} // namespace
+
+Schedule schedule_graph(const Graph& graph) {
+  std::vector<NodeId> ids = import_graph(graph);
+  // Outputs are read back as Tensor.numpy() does: made contiguous first.
+  std::vector<NodeId> outs;
+  for (const GraphOutput& o : graph.outputs) outs.push_back(LazyBuffer(ids[o.node]).contiguous().id());
+  return Scheduler(std::move(outs)).run(graph, ids);
+}
+
+} // namespace tg

@@ -1,0 +1,183 @@
+// ShapeTracker: tinygrad 0.9.1 shape/shapetracker.py. A stack of views; movement ops change
+// the last view, reshapes that can't be expressed on it push a new one, simplify() merges.
+#include <algorithm>
+#include <string>
+#include <unordered_set>
+
+#include "shape/shapetracker.h"
+#include "util/error.h"
+
+namespace tg {
+namespace {
+
+std::vector<Expr> default_idxs(const Shape& shape) {
+  std::vector<Expr> idxs;
+  idxs.reserve(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i)
+    idxs.push_back(Expr::var("idx" + std::to_string(i), 0, shape[i] - 1));
+  return idxs;
+}
+
+// _expr_view: the buffer index and the validity of one view for the given per-dim indices.
+std::pair<Expr, Expr> expr_view(const View& view, const std::vector<Expr>& idxs, std::optional<Expr> valid) {
+  check(idxs.size() == view.shape.size(), "AssertionError", "need an idx for all dimensions");
+  std::vector<Expr> iexpr{Expr(view.offset)};
+  std::vector<Expr> vexpr;
+  if (valid) vexpr.push_back(*valid);
+  for (size_t i = 0; i < idxs.size(); ++i) {
+    if (view.shape[i] != 1 && view.strides[i] != 0) iexpr.push_back(idxs[i] * view.strides[i]);
+    if (view.mask) {
+      vexpr.push_back(idxs[i].ge((*view.mask)[i].first));
+      vexpr.push_back(idxs[i].lt((*view.mask)[i].second));
+    }
+  }
+  return {Expr::sum(iexpr), Expr::ands(vexpr)};
+}
+
+} // namespace
+
+ShapeTracker ShapeTracker::from_shape(const Shape& shape) { return ShapeTracker{{View::create(shape)}}; }
+
+ShapeTracker ShapeTracker::operator+(const ShapeTracker& st) const {
+  ShapeTracker ret = *this;
+  for (const View& v : st.views) { // one view at a time simplifies better
+    ret.views.push_back(v);
+    ret = ret.simplify();
+  }
+  return ret;
+}
+
+std::optional<ShapeTracker> ShapeTracker::invert(const Shape& out_shape) const {
+  ShapeTracker inverted;
+  for (size_t k = views.size(); k-- > 0;) {
+    const Shape& target = k > 0 ? views[k - 1].shape : out_shape;
+    auto v = views[k].invert(target);
+    if (!v) return std::nullopt;
+    inverted.views.push_back(*v);
+  }
+  return inverted.reshape(out_shape);
+}
+
+int64_t ShapeTracker::real_size() const {
+  const Shape& s = shape();
+  if (std::find(s.begin(), s.end(), 0) != s.end()) return 0;
+  auto [idx, valid] = expr_idxs();
+  if (!valid.truthy()) return 0;
+  return idx.max() + 1;
+}
+
+bool ShapeTracker::consecutive() const {
+  return views.size() == 1 && !views[0].mask && views[0].strides == strides_for_shape(views[0].shape);
+}
+
+std::vector<std::optional<int64_t>> ShapeTracker::real_strides(bool ignore_valid) const {
+  const View& last = views.back();
+  std::vector<std::optional<int64_t>> ret(last.shape.size());
+  if (views.size() == 1 && !last.mask) {
+    for (size_t i = 0; i < ret.size(); ++i) ret[i] = last.strides[i];
+    return ret;
+  }
+  std::vector<Expr> idxs = default_idxs(last.shape);
+  auto [idx, valid] = expr_idxs(idxs);
+  std::unordered_set<const ExprNode*> bad_vars;
+  auto terms = idx.kind() == ExprKind::Sum ? idx.node()->nodes : std::vector<const ExprNode*>{idx.node()};
+  for (const ExprNode* term : terms) {
+    const ExprNode* base = term->kind == ExprKind::Mul ? term->a : term;
+    int64_t stride = term->kind == ExprKind::Mul ? term->b : 1;
+    bool found = false;
+    if (base->kind == ExprKind::Var)
+      for (size_t i = 0; i < idxs.size() && !found; ++i)
+        if (idxs[i].node() == base) ret[i] = stride, found = true;
+    if (!found)
+      for (const Expr& v : Expr(base).vars()) bad_vars.insert(v.node());
+  }
+  std::unordered_set<const ExprNode*> idx_vars, valid_vars;
+  for (const Expr& v : idx.vars()) idx_vars.insert(v.node());
+  for (const Expr& v : valid.vars()) valid_vars.insert(v.node());
+  for (size_t i = 0; i < idxs.size(); ++i) {
+    const ExprNode* t = idxs[i].node();
+    if (bad_vars.count(t) || (valid_vars.count(t) && !ignore_valid))
+      ret[i] = std::nullopt;
+    else if (!idx_vars.count(t))
+      ret[i] = 0;
+  }
+  return ret;
+}
+
+std::vector<int> ShapeTracker::unit_stride_axes(bool ignore_valid) const {
+  std::vector<int> out;
+  auto strides = real_strides(ignore_valid);
+  for (size_t i = 0; i < strides.size(); ++i)
+    if (strides[i] == 1) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+std::pair<Expr, Expr> ShapeTracker::expr_idxs(std::optional<std::vector<Expr>> idxs) const {
+  std::vector<Expr> current = idxs ? *idxs : default_idxs(shape());
+  auto [idx, valid] = expr_view(views.back(), current, std::nullopt);
+  for (size_t k = views.size() - 1; k-- > 0;) {
+    if (valid.max() == 0) return {Expr(int64_t{-1}), valid};
+    View view = views[k].minify();
+    std::vector<Expr> split(view.shape.size());
+    int64_t acc = 1;
+    for (size_t d = view.shape.size(); d-- > 0;) {
+      split[d] = idx.floordiv(acc) % view.shape[d];
+      acc *= view.shape[d];
+    }
+    std::tie(idx, valid) = expr_view(view, split, valid);
+  }
+  check(idx.min() >= -(int64_t{1} << 31), "AssertionError", "idx.min too small. idx=" + idx.render());
+  check(idx.max() < (int64_t{1} << 31), "AssertionError", "idx.max too big. idx=" + idx.render());
+  return {idx, valid};
+}
+
+bool ShapeTracker::axis_is_masked(int axis) const {
+  auto [idx, valid] = expr_idxs();
+  const std::string name = "idx" + std::to_string(axis);
+  for (const Expr& v : valid.vars())
+    if (v.node()->name == name) return true;
+  return false;
+}
+
+ShapeTracker ShapeTracker::simplify() const {
+  ShapeTracker ret = *this;
+  while (ret.views.size() >= 2) {
+    auto merged = ret.views.back().merge_onto(ret.views[ret.views.size() - 2]);
+    if (!merged) break;
+    ret.views.pop_back();
+    ret.views.back() = *merged;
+  }
+  return ret;
+}
+
+namespace {
+ShapeTracker with_last(const ShapeTracker& st, View v) {
+  ShapeTracker ret = st;
+  ret.views.back() = std::move(v);
+  return ret;
+}
+} // namespace
+
+ShapeTracker ShapeTracker::pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
+  return with_last(*this, views.back().pad(arg));
+}
+ShapeTracker ShapeTracker::shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
+  return with_last(*this, views.back().shrink(arg));
+}
+ShapeTracker ShapeTracker::expand(const Shape& new_shape) const {
+  return with_last(*this, views.back().expand(new_shape));
+}
+ShapeTracker ShapeTracker::permute(const std::vector<int>& axis) const {
+  return with_last(*this, views.back().permute(axis));
+}
+ShapeTracker ShapeTracker::stride(const std::vector<int64_t>& mul) const {
+  return with_last(*this, views.back().stride(mul));
+}
+ShapeTracker ShapeTracker::reshape(const Shape& new_shape) const {
+  if (auto v = views.back().reshape(new_shape)) return with_last(*this, *v);
+  ShapeTracker ret = *this;
+  ret.views.push_back(View::create(new_shape));
+  return ret;
+}
+
+} // namespace tg

@@ -1,0 +1,492 @@
+// Views: tinygrad 0.9.1 shape/view.py with concrete shapes. A View maps a multi-dimensional
+// index to a buffer offset (shape, strides, offset) with an optional validity mask per dim.
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "shape/shapetracker.h"
+#include "util/error.h"
+
+namespace tg {
+namespace {
+
+int64_t floordiv_int(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+// Python's repr of a tuple of ints: (), (4,), (2, 3)
+std::string tuple_str(const std::vector<int64_t>& xs) {
+  std::string out = "(";
+  for (size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + std::to_string(xs[i]);
+  return out + (xs.size() == 1 ? ",)" : ")");
+}
+std::string pairs_str(const std::vector<std::pair<int64_t, int64_t>>& xs) {
+  std::string out = "(";
+  for (size_t i = 0; i < xs.size(); ++i)
+    out += (i ? ", (" : "(") + std::to_string(xs[i].first) + ", " + std::to_string(xs[i].second) + ")";
+  return out + (xs.size() == 1 ? ",)" : ")");
+}
+
+bool has_zero(const Shape& s) { return std::find(s.begin(), s.end(), 0) != s.end(); }
+
+// One entry per merged run of dims: (merged size, stride, merged size without zero-stride dims).
+struct MergedDim {
+  int64_t size, stride, real;
+};
+
+// _merge_dims: merge contiguous runs and size-1 (or single-index masked) dims.
+std::vector<MergedDim> merge_dims(const Shape& shape, const Shape& strides, const std::optional<Mask>& mask) {
+  std::vector<MergedDim> ret;
+  if (shape.empty()) return ret;
+  ret.push_back({shape[0], strides[0], strides[0] ? shape[0] : 0});
+  bool merging = mask ? (*mask)[0].second - (*mask)[0].first == 1 : shape[0] == 1;
+  for (size_t i = 1; i < shape.size(); ++i) {
+    int64_t s = shape[i], st = strides[i];
+    if (s == 1) continue;
+    MergedDim& last = ret.back();
+    if (merging || last.stride == s * st) {
+      last = {last.size * s, st, st ? (merging ? s : last.real * s) : 0};
+    } else {
+      ret.push_back({s, st, st ? s : 0});
+    }
+    merging = mask ? (*mask)[i].second - (*mask)[i].first == 1 : s == 1;
+  }
+  return ret;
+}
+
+// Iterates a list from the back, yielding `fallback` when exhausted (Python's next(reversed(x), d)).
+template <typename T> struct ReverseCursor {
+  const std::vector<T>& items;
+  size_t left;
+  T fallback;
+  ReverseCursor(const std::vector<T>& v, T d) : items(v), left(v.size()), fallback(d) {}
+  T next() { return left ? items[--left] : fallback; }
+  bool done() const { return left == 0; }
+};
+
+struct ReshapedMask {
+  std::optional<Mask> mask;
+  bool extra; // true: the mask can't be expressed on the new shape
+};
+
+// _reshape_mask
+ReshapedMask reshape_mask(const View& view, const Shape& new_shape) {
+  if (!view.mask) return {std::nullopt, false};
+  const Mask invalid(new_shape.size(), {0, 0});
+  Mask new_mask;
+  ReverseCursor<std::pair<int64_t, int64_t>> masks(*view.mask, {0, 1});
+  ReverseCursor<int64_t> shape(view.shape, 1), new_dims(new_shape, 1);
+  int64_t curr_stride = 1, old_dim = shape.next(), new_dim = new_dims.next();
+  auto mask = masks.next();
+  if (mask.second - mask.first < 1) return {invalid, false};
+
+  while (new_mask.size() < new_shape.size()) {
+    auto [l, r] = mask;
+    int64_t next_stride = new_dim * curr_stride;
+    if (old_dim >= next_stride) { // need to split the mask
+      if (old_dim == next_stride) {
+        new_mask.push_back({floordiv_int(l, curr_stride), floordiv_int(r - 1, curr_stride) + 1});
+        curr_stride = 1, old_dim = shape.next(), new_dim = new_dims.next(), mask = masks.next();
+        if (mask.second - mask.first < 1) return {invalid, false};
+      } else { // only splittable when the reshape doesn't cut across the mask
+        bool cuts = (l % next_stride != 0 || r % next_stride != 0) &&
+                    floordiv_int(l, next_stride) != floordiv_int(r - 1, next_stride);
+        if (cuts || old_dim % next_stride != 0) return {view.mask, true};
+        new_mask.push_back(
+            {(l % next_stride) / curr_stride, floordiv_int((r - 1) % next_stride, curr_stride) + 1});
+        curr_stride = next_stride, new_dim = new_dims.next();
+      }
+    } else {
+      auto next_mask = masks.next();
+      // combine if the mask can unfold continuously
+      if (mask != std::pair<int64_t, int64_t>{0, old_dim} && next_mask.second - next_mask.first != 1)
+        return {view.mask, true};
+      mask = {next_mask.first * old_dim + l, (next_mask.second - 1) * old_dim + r};
+      old_dim = old_dim * shape.next();
+    }
+  }
+  while (!masks.done()) // leading 1s of the old shape must be unmasked
+    if (masks.next() != std::pair<int64_t, int64_t>{0, 1}) return {invalid, false};
+  std::reverse(new_mask.begin(), new_mask.end());
+  return {new_mask, false};
+}
+
+// un1d: split a flat offset into per-dim indices of `shape`.
+std::vector<int64_t> un1d(const Shape& shape, int64_t offset) {
+  Shape strides = strides_for_shape(shape);
+  std::vector<int64_t> out;
+  for (int64_t stride : strides) {
+    int64_t here = stride ? floordiv_int(offset, stride) : 0;
+    out.push_back(here);
+    offset -= here * stride;
+  }
+  return out;
+}
+
+} // namespace
+
+int64_t prod(const Shape& s) {
+  int64_t p = 1;
+  for (int64_t x : s) p *= x;
+  return p;
+}
+
+Shape canonicalize_strides(const Shape& shape, const Shape& strides) {
+  Shape out(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) out[i] = shape[i] == 1 ? 0 : strides[i];
+  return out;
+}
+
+Shape strides_for_shape(const Shape& shape) {
+  if (shape.empty()) return {};
+  Shape strides(shape.size());
+  int64_t acc = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = acc;
+    acc *= shape[i];
+  }
+  return canonicalize_strides(shape, strides);
+}
+
+View View::create(const Shape& shape, std::optional<Shape> strides, int64_t offset,
+                  std::optional<Mask> mask) {
+  Shape st = strides && !strides->empty() ? canonicalize_strides(shape, *strides) : strides_for_shape(shape);
+  check(st.size() == shape.size(), "AssertionError", "strides and shape must have the same length");
+  check(!mask || mask->size() == shape.size(), "AssertionError", "mask and shape must have the same length");
+  if (has_zero(shape)) return View{shape, Shape(shape.size(), 0), 0, std::nullopt, true};
+  if (mask) { // an all-covering mask is no mask
+    bool full = true;
+    for (size_t i = 0; i < shape.size(); ++i)
+      full = full && (*mask)[i] == std::pair<int64_t, int64_t>{0, shape[i]};
+    if (full) mask = std::nullopt;
+  }
+  // a dim masked down to one index can use stride 0 with the offset moved accordingly
+  if (mask && !mask->empty()) {
+    bool any_single = false, any_empty = false;
+    for (auto [b, e] : *mask) any_single |= !(b + 1 < e), any_empty |= !(b < e);
+    if (any_single) {
+      std::vector<bool> elim;
+      for (auto [b, e] : *mask) elim.push_back(!(b + 1 < e));
+      if (any_empty) {
+        st.assign(shape.size(), 0);
+        offset = 0;
+        mask = Mask(shape.size(), {0, 0});
+      }
+      for (size_t i = 0; i < shape.size(); ++i)
+        if (elim[i]) offset += st[i] * (*mask)[i].first, st[i] = 0;
+    }
+  }
+  bool contiguous = offset == 0 && !mask && st == strides_for_shape(shape);
+  return View{shape, st, offset, mask, contiguous};
+}
+
+bool View::operator==(const View& o) const {
+  return shape == o.shape && strides == o.strides && offset == o.offset && mask == o.mask &&
+         contiguous == o.contiguous;
+}
+
+int64_t View::size() const { return prod(shape); }
+
+// View.__add__ with self = below (vm2) and vm1 = this.
+std::optional<View> View::merge_onto(const View& below) const {
+  const View& vm1 = *this;
+  const View& vm2 = below;
+  if (vm2.contiguous) return vm1;
+  if (vm1.contiguous && vm1.shape == vm2.shape) return vm2;
+  if (vm1.contiguous && vm1.size() == vm2.size())
+    if (auto ret = vm2.reshape(vm1.shape)) return ret;
+  if (vm1.mask) {
+    for (auto [b, e] : *vm1.mask)
+      if (!(b < e))
+        return View::create(vm1.shape, Shape(vm1.shape.size(), 0), 0, Mask(vm1.shape.size(), {0, 0}));
+    auto merged = vm1.shrink(*vm1.mask).merge_onto(vm2);
+    if (!merged) return std::nullopt;
+    std::vector<std::pair<int64_t, int64_t>> padding;
+    for (size_t i = 0; i < vm1.shape.size(); ++i)
+      padding.push_back({(*vm1.mask)[i].first, vm1.shape[i] - (*vm1.mask)[i].second});
+    return merged->pad(padding);
+  }
+
+  // project vm1's offset and strides onto vm2
+  std::vector<int64_t> origin = un1d(vm2.shape, vm1.offset);
+  std::vector<std::vector<std::pair<size_t, int64_t>>> terms(origin.size());
+  Shape strides(vm1.shape.size(), 0);
+  for (size_t d1 = 0; d1 < vm1.strides.size(); ++d1) {
+    int64_t st = vm1.strides[d1];
+    if (st == 0) continue;
+    std::vector<int64_t> moved = un1d(vm2.shape, vm1.offset + st);
+    for (size_t d2 = 0; d2 < origin.size(); ++d2) {
+      int64_t s1 = moved[d2] - origin[d2];
+      if (s1 == 0) continue;
+      terms[d2].push_back({d1, s1});
+      strides[d1] += s1 * vm2.strides[d2];
+    }
+  }
+
+  // merge dimensions of vm2 where required (only where needed: merging too many makes its
+  // mask hard to project)
+  std::vector<Expr> idxs;
+  for (size_t i = 0; i < vm1.shape.size(); ++i)
+    idxs.push_back(Expr::var("idx" + std::to_string(i), 0, vm1.shape[i] - 1));
+  int64_t merged_size = 1;
+  Expr merged_term(int64_t{0});
+  std::vector<std::pair<int64_t, Expr>> extents; // innermost first
+  for (size_t k = vm2.shape.size(); k-- > 0;) {
+    std::vector<Expr> parts;
+    for (auto [d1, s1] : terms[k]) parts.push_back(idxs[d1] * (s1 * merged_size));
+    merged_term = merged_term + (Expr::sum(parts) + Expr(origin[k] * merged_size));
+    merged_size *= vm2.shape[k];
+    if (!(merged_term >= merged_size).truthy() && !(merged_term < 0).truthy()) {
+      extents.push_back({merged_size, merged_term});
+      merged_size = 1;
+      merged_term = Expr(int64_t{0});
+    }
+  }
+  if (merged_term.truthy()) return std::nullopt;
+  Shape vm2_shape;
+  for (size_t i = extents.size(); i-- > 0;) vm2_shape.push_back(extents[i].first);
+  if (vm2_shape != vm2.shape) {
+    auto reshaped = vm2.reshape(vm2_shape);
+    if (!reshaped) return std::nullopt;
+    return vm1.merge_onto(*reshaped);
+  }
+
+  if (vm2.mask) { // try to project vm2's mask onto vm1
+    Shape newb(vm1.shape.size(), 0), newe = vm1.shape;
+    bool bad = false;
+    for (size_t d2 = 0; d2 < vm2.shape.size(); ++d2) {
+      auto [b, e] = (*vm2.mask)[d2];
+      int64_t o = origin[d2];
+      const Expr& t = extents[extents.size() - 1 - d2].second;
+      if (!(t.min() < b || t.max() >= e)) continue;
+      const auto& term = terms[d2];
+      if (term.size() != 1) {
+        if (term.empty() && !newe.empty())
+          newe[0] = 0;
+        else
+          bad = true;
+        continue;
+      }
+      auto [d1, s1] = term[0];
+      int64_t lo = s1 > 0 ? b - o : e - o - 1;
+      newb[d1] = std::max(newb[d1], -floordiv_int(-lo, s1)); // ceil(lo / s1)
+      newe[d1] = std::min(newe[d1], floordiv_int(s1 < 0 ? b - o : e - o - 1, s1) + 1);
+    }
+    // if any of vm1 was masked off, try again with that mask in place
+    for (size_t i = 0; i < vm1.shape.size(); ++i) {
+      if (newb[i] != 0 || newe[i] != vm1.shape[i]) {
+        Mask m;
+        for (size_t j = 0; j < vm1.shape.size(); ++j) m.push_back({newb[j], newe[j]});
+        return View::create(vm1.shape, vm1.strides, vm1.offset, m).merge_onto(vm2);
+      }
+    }
+    if (bad) return std::nullopt; // vm2's mask was violated
+  }
+
+  int64_t offset = vm2.offset;
+  for (size_t i = 0; i < origin.size(); ++i) offset += origin[i] * vm2.strides[i];
+  return View::create(vm1.shape, strides, offset);
+}
+
+std::optional<View> View::invert(const Shape& out_shape) const {
+  View ret = View::create(shape);
+  if (mask) ret = ret.shrink(*mask);
+  std::vector<int64_t> flips;
+  for (int64_t st : strides) flips.push_back(st < 0 ? -1 : 1);
+  ret = ret.stride(flips);
+  std::vector<int64_t> keys;
+  for (int64_t st : strides) keys.push_back(st > 0 ? -st : st);
+  std::vector<int> order(keys.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return keys[a] < keys[b]; });
+  ret = ret.permute(order);
+  if (prod(ret.shape) != prod(out_shape)) return std::nullopt; // shrink, expand or stride not (-1, 1)
+  return ret;
+}
+
+View View::minify() const {
+  Shape min_shape;
+  for (const MergedDim& d : merge_dims(shape, strides, mask)) min_shape.push_back(d.size);
+  auto nv = reshape(min_shape);
+  return nv ? *nv : *this;
+}
+
+namespace {
+// View.__unsafe_resize: view a window [begin, end) per dim, optionally intersecting a mask.
+View unsafe_resize(const View& v, const std::vector<std::pair<int64_t, int64_t>>& arg,
+                   std::optional<Mask> mask) {
+  int64_t offset = 0;
+  for (size_t i = 0; i < arg.size(); ++i) offset += v.strides[i] * arg[i].first;
+  if (v.mask) {
+    Mask moved;
+    for (size_t i = 0; i < arg.size(); ++i) {
+      auto [mx, my] = (*v.mask)[i];
+      auto [ax, ay] = arg[i];
+      moved.push_back({std::max<int64_t>(0, std::min(mx - ax, ay - ax)),
+                       std::max<int64_t>(0, std::min(my - ax, ay - ax))});
+    }
+    if (mask) {
+      for (size_t i = 0; i < moved.size(); ++i)
+        moved[i] = {std::max(moved[i].first, (*mask)[i].first), std::min(moved[i].second, (*mask)[i].second)};
+    }
+    mask = moved;
+  }
+  Shape shape;
+  for (auto [x, y] : arg) shape.push_back(y - x);
+  if (mask) {
+    bool full = true;
+    for (size_t i = 0; i < shape.size(); ++i)
+      full = full && (*mask)[i].first == 0 && (*mask)[i].second == shape[i];
+    if (full) mask = std::nullopt;
+  }
+  return View::create(shape, v.strides, v.offset + offset, mask);
+}
+} // namespace
+
+View View::pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
+  bool ok = arg.size() == shape.size();
+  for (auto [b, e] : arg) ok = ok && b >= 0 && e >= 0;
+  check(ok, "AssertionError", "self.shape=" + tuple_str(shape) + ", arg=" + pairs_str(arg));
+  bool any = false;
+  for (auto [b, e] : arg) any = any || b || e;
+  if (!any) return *this;
+  std::vector<std::pair<int64_t, int64_t>> window;
+  Mask mask;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    window.push_back({-arg[i].first, shape[i] + arg[i].second});
+    mask.push_back({arg[i].first, shape[i] + arg[i].first});
+  }
+  return unsafe_resize(*this, window, mask);
+}
+
+View View::shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
+  bool ok = arg.size() == shape.size();
+  for (size_t i = 0; ok && i < arg.size(); ++i)
+    ok = 0 <= arg[i].first && arg[i].first <= arg[i].second && arg[i].second <= shape[i];
+  check(ok, "AssertionError", "invalid shrink " + pairs_str(arg) + " for " + tuple_str(shape));
+  return unsafe_resize(*this, arg, std::nullopt);
+}
+
+View View::expand(const Shape& new_shape) const {
+  if (new_shape.size() != shape.size())
+    fail("ValueError", "expand arg new_shape=" + tuple_str(new_shape) +
+                           " must have same number of dimensions as shape self.shape=" + tuple_str(shape));
+  const std::string cant = "can't expand " + tuple_str(shape) + " into " + tuple_str(new_shape);
+  if (has_zero(shape)) {
+    for (size_t i = 0; i < shape.size(); ++i) {
+      int64_t s = shape[i], x = new_shape[i];
+      check((s == 0 && x == 0) || (s > 0 && x % s == 0), "AssertionError", cant);
+    }
+    return View::create(new_shape);
+  }
+  for (size_t i = 0; i < shape.size(); ++i)
+    check(shape[i] == new_shape[i] || (shape[i] == 1 && strides[i] == 0), "AssertionError", cant);
+  std::optional<Mask> new_mask;
+  if (mask) {
+    new_mask = Mask();
+    for (size_t i = 0; i < shape.size(); ++i) {
+      auto m = (*mask)[i];
+      if (shape[i] != new_shape[i])
+        m = m != std::pair<int64_t, int64_t>{0, 1} ? std::pair<int64_t, int64_t>{0, 0}
+                                                   : std::pair<int64_t, int64_t>{0, new_shape[i]};
+      new_mask->push_back(m);
+    }
+  }
+  return View::create(new_shape, strides, offset, new_mask);
+}
+
+View View::permute(const std::vector<int>& axis) const {
+  std::vector<int> sorted = axis;
+  std::sort(sorted.begin(), sorted.end());
+  bool ok = sorted.size() == shape.size();
+  for (size_t i = 0; ok && i < sorted.size(); ++i) ok = sorted[i] == static_cast<int>(i);
+  if (!ok) {
+    std::string ax = "(";
+    for (size_t i = 0; i < axis.size(); ++i) ax += (i ? ", " : "") + std::to_string(axis[i]);
+    ax += axis.size() == 1 ? ",)" : ")";
+    fail("AssertionError", "invalid permutation " + ax + " of len " + std::to_string(shape.size()));
+  }
+  Shape new_shape, new_strides;
+  std::optional<Mask> new_mask;
+  if (mask) new_mask = Mask();
+  for (int a : axis) {
+    new_shape.push_back(shape[a]);
+    new_strides.push_back(strides[a]);
+    if (mask) new_mask->push_back((*mask)[a]);
+  }
+  return View::create(new_shape, new_strides, offset, new_mask);
+}
+
+View View::stride(const std::vector<int64_t>& mul) const {
+  bool ok = mul.size() == shape.size();
+  for (int64_t m : mul) ok = ok && m != 0;
+  check(ok, "AssertionError", "invalid stride " + tuple_str(mul) + " for " + tuple_str(shape));
+  Shape new_strides, new_shape;
+  int64_t extra = 0;
+  std::optional<Mask> new_mask;
+  if (mask) new_mask = Mask();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t s = shape[i], m = mul[i], am = std::abs(m);
+    new_strides.push_back(strides[i] * m);
+    new_shape.push_back(floordiv_int(s + am - 1, am));
+    if (m < 0) extra += (s - 1) * strides[i];
+    if (mask) {
+      auto [mx, my] = (*mask)[i];
+      new_mask->push_back({floordiv_int((m > 0 ? mx : s - my) + am - 1, am),
+                           floordiv_int((m > 0 ? my : s - mx) + am - 1, am)});
+    }
+  }
+  return View::create(new_shape, new_strides, offset + extra, new_mask);
+}
+
+std::optional<View> View::reshape(const Shape& new_shape) const {
+  if (shape == new_shape) return *this;
+  for (int64_t x : new_shape)
+    check(x >= 0, "AssertionError", "shape can't contain negative numbers " + tuple_str(new_shape));
+  if (has_zero(shape)) {
+    check(has_zero(new_shape), "AssertionError", "cannot reshape 0 size to " + tuple_str(new_shape));
+    return View::create(new_shape);
+  }
+  if (prod(shape) != prod(new_shape))
+    fail("ValueError", "size mismatched, can't reshape self.shape=" + tuple_str(shape) +
+                           " -> new_shape=" + tuple_str(new_shape));
+  if (new_shape.empty() && mask) {
+    for (auto [mx, my] : *mask)
+      if (mx == my) return std::nullopt;
+  }
+  if (contiguous) return View::create(new_shape);
+
+  std::vector<int64_t> rev_strides;
+  ReverseCursor<int64_t> new_dims(new_shape, 0);
+  std::vector<MergedDim> merged = merge_dims(shape, strides, mask);
+  for (size_t k = merged.size(); k-- > 0;) {
+    auto [merged_dim, new_stride, real_dim] = merged[k];
+    int64_t acc = 1;
+    while (acc <= merged_dim && acc != merged_dim) {
+      int64_t new_dim = new_dims.next(); // 0 = exhausted (no zeros remain in new_shape here)
+      if (!new_dim) break;
+      rev_strides.push_back(new_stride);
+      if (new_dim != 1) new_stride *= (acc = acc * new_dim) < real_dim ? new_dim : 0;
+    }
+    if (acc != merged_dim) return std::nullopt;
+  }
+  rev_strides.resize(new_shape.size(), 0);
+  auto [new_mask, extra] = reshape_mask(*this, new_shape);
+  if (extra) return std::nullopt;
+  std::reverse(rev_strides.begin(), rev_strides.end());
+  Shape sizes = new_shape;
+  if (new_mask && !new_mask->empty()) {
+    for (size_t i = 0; i < sizes.size(); ++i) sizes[i] = (*new_mask)[i].second - (*new_mask)[i].first;
+  }
+  Shape new_strides = canonicalize_strides(sizes, rev_strides);
+  int64_t extra_offset = 0;
+  if (mask)
+    for (size_t i = 0; i < shape.size(); ++i) extra_offset += (*mask)[i].first * strides[i];
+  if (new_mask)
+    for (size_t i = 0; i < new_shape.size(); ++i) extra_offset -= (*new_mask)[i].first * new_strides[i];
+  return View::create(new_shape, new_strides, offset + extra_offset, new_mask);
+}
+
+} // namespace tg

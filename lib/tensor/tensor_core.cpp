@@ -1,0 +1,89 @@
+// Tensor handle basics: construction from a LazyBuffer, properties, detach and backward.
+#include <functional>
+#include <unordered_set>
+
+#include "tensor/tensor_impl.h"
+#include "util/error.h"
+
+namespace tg {
+
+Index Index::of_tensor(const Tensor& t) {
+  Index x;
+  x.kind = Kind::Tensor;
+  x.tensor = std::make_shared<Tensor>(t);
+  return x;
+}
+
+Tensor::Tensor() : Tensor(LazyBuffer::loadop(Op::EMPTY, {0}, kDefaultFloat)) {}
+
+Tensor::Tensor(LazyBuffer lb, std::optional<bool> requires_grad) : impl_(std::make_shared<Impl>()) {
+  impl_->lazydata = lb;
+  impl_->requires_grad = requires_grad;
+}
+
+const LazyBuffer& Tensor::lazydata() const { return impl_->lazydata; }
+
+int64_t Tensor::len() const {
+  if (shape().empty()) fail("TypeError", "len() of a 0-d tensor");
+  return shape()[0];
+}
+
+std::optional<bool> Tensor::requires_grad() const { return impl_->requires_grad; }
+void Tensor::set_requires_grad(std::optional<bool> v) { impl_->requires_grad = v; }
+std::shared_ptr<Tensor> Tensor::grad() const { return impl_->grad; }
+
+Tensor Tensor::detach() const { return Tensor(lazydata(), false); }
+
+Shape broadcast_shape(const std::vector<Shape>& shapes) {
+  size_t n = 0;
+  for (const Shape& s : shapes) n = std::max(n, s.size());
+  Shape out(n, 1);
+  for (size_t d = 0; d < n; ++d) {
+    bool zero = false;
+    int64_t mx = std::numeric_limits<int64_t>::min();
+    for (const Shape& s : shapes) {
+      int64_t v = d + s.size() >= n ? s[d + s.size() - n] : 1;
+      zero |= v == 0;
+      mx = std::max(mx, v);
+    }
+    out[d] = zero ? 0 : mx;
+  }
+  return out;
+}
+
+Tensor& Tensor::backward() {
+  check(shape().empty(), "AssertionError",
+        "backward can only be called for scalar tensors, but it has shape " + py::tuple_repr(shape()) + ")");
+  // Tensor._deepwalk: parents before children, only tensors made by a Function.
+  std::vector<Tensor> order;
+  std::unordered_set<const Impl*> visited;
+  std::function<void(const Tensor&)> walk = [&](const Tensor& node) {
+    visited.insert(node.impl_.get());
+    if (!node.impl_->ctx) return;
+    for (const Tensor& p : node.impl_->ctx->parents)
+      if (!visited.count(p.impl_.get())) walk(p);
+    order.push_back(node);
+  };
+  walk(*this);
+
+  impl_->grad = std::make_shared<Tensor>(Tensor::scalar(Scalar::of_float(1.0), dtype(), false));
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    Tensor& t0 = *it;
+    if (!t0.impl_->grad) fail("RuntimeError", "tensor has no grad");
+    Function& ctx = *t0.impl_->ctx;
+    auto grads = ctx.backward(t0.impl_->grad->lazydata());
+    for (size_t k = 0; k < ctx.parents.size() && k < grads.size(); ++k) {
+      Tensor& t = ctx.parents[k];
+      if (!grads[k] || t.requires_grad() != true) continue;
+      Tensor g(*grads[k], false);
+      check(g.shape() == t.shape(), "AssertionError",
+            "grad shape must match tensor shape, " + py::tuple_repr(g.shape()) +
+                " != " + py::tuple_repr(t.shape()));
+      t.impl_->grad = std::make_shared<Tensor>(t.impl_->grad ? t.impl_->grad->add(g) : g);
+    }
+    t0.impl_->ctx.reset();
+  }
+  return *this;
+}
+
+} // namespace tg

@@ -1,0 +1,257 @@
+// Movement: reshape/expand/permute/flip/shrink/pad with 0.9.1's checks, and the high-level
+// moves built from them (__getitem__, cat, stack, repeat, split, chunk, squeeze, gather ...).
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "tensor/tensor_impl.h"
+#include "util/error.h"
+
+namespace tg {
+namespace {
+
+using Pair = std::pair<int64_t, int64_t>;
+
+Shape slice_shape(const Shape& s, size_t from, size_t to) {
+  from = std::min(from, s.size()), to = std::min(to, s.size());
+  return from < to ? Shape(s.begin() + from, s.begin() + to) : Shape{};
+}
+Shape concat(Shape a, const Shape& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+} // namespace
+
+Tensor Tensor::reshape(const Shape& shape_in) const {
+  Shape new_shape = shape_in;
+  for (size_t k = 0; k < new_shape.size(); ++k)
+    if (new_shape[k] == kKeepDim) {
+      if (k >= shape().size()) fail("IndexError", "tuple index out of range");
+      new_shape[k] = shape()[k];
+    }
+  auto c = std::count(new_shape.begin(), new_shape.end(), -1);
+  if (c > 1)
+    fail("RuntimeError", "only one dimension can be inferred using -1, getting " + py::tuple_repr(new_shape));
+  if (c) {
+    int64_t inferred = py::floordiv(-prod(shape()), prod(new_shape));
+    for (int64_t& s : new_shape)
+      if (s == -1) s = inferred;
+  }
+  return new_shape != shape() ? apply<fn::Reshape>({*this}, new_shape) : *this;
+}
+
+Tensor Tensor::expand(const Shape& shape_in) const {
+  size_t n = std::max(shape().size(), shape_in.size());
+  Shape from(n - shape().size(), 1), to(n - shape_in.size(), 1), out;
+  from = concat(from, shape()), to = concat(to, shape_in);
+  for (size_t k = 0; k < n; ++k) out.push_back(to[k] == -1 || to[k] == kKeepDim ? from[k] : to[k]);
+  return broadcast_to(*this, out);
+}
+
+Tensor Tensor::permute(const std::vector<int>& order) const {
+  std::vector<int> order_arg;
+  for (int x : order) order_arg.push_back(py::resolve_dim(x, ndim()));
+  std::vector<int> sorted = order_arg, identity(ndim());
+  std::sort(sorted.begin(), sorted.end());
+  std::iota(identity.begin(), identity.end(), 0);
+  if (sorted != identity)
+    fail("RuntimeError", "order is not a valid permutation, getting " + py::tuple_repr(order_arg));
+  return apply<fn::Permute>({*this}, order_arg);
+}
+
+Tensor Tensor::flip(const std::vector<int>& axis) const {
+  std::vector<int> axis_arg;
+  for (int x : axis) axis_arg.push_back(py::resolve_dim(x, ndim()));
+  if (std::set<int>(axis_arg.begin(), axis_arg.end()).size() != axis_arg.size())
+    fail("RuntimeError", "dim can appear at least once, getting " + py::tuple_repr(axis_arg));
+  return apply<fn::Flip>({*this}, axis_arg);
+}
+
+Tensor Tensor::shrink(const Padding& arg) const {
+  size_t n = std::min(arg.size(), shape().size());
+  bool noop = true;
+  fn::Pairs full;
+  for (size_t k = 0; k < n; ++k) {
+    noop &= !arg[k] || *arg[k] == Pair{0, shape()[k]};
+    full.push_back(arg[k] ? *arg[k] : Pair{0, shape()[k]});
+  }
+  return noop ? *this : apply<fn::Shrink>({*this}, full);
+}
+
+Tensor Tensor::pad(const Padding& arg, double value) const { return pad(arg, Scalar::of_float(value)); }
+Tensor Tensor::pad(const Padding& arg, const Scalar& value) const {
+  if (std::all_of(arg.begin(), arg.end(), [](auto& x) { return !x || *x == Pair{0, 0}; })) return *this;
+  fn::Pairs narg;
+  for (auto& x : arg) narg.push_back(x ? *x : Pair{0, 0});
+  Tensor ret = apply<fn::Pad>({*this}, narg);
+  if (value.as_double() == 0) return ret;
+  return ret.add(apply<fn::Pad>({ones_like()}, narg).where(Scalar::of_int(0), value));
+}
+
+Tensor slice_pad(const Tensor& t, const std::vector<std::optional<Pair>>& arg, const Scalar& value) {
+  Padding padding, shrink;
+  for (size_t k = 0; k < arg.size() && k < t.shape().size(); ++k) {
+    int64_t s = t.shape()[k];
+    auto [l, r] = arg[k] ? *arg[k] : Pair{0, s};
+    padding.push_back(Pair{std::max<int64_t>(0, -l), std::max<int64_t>(0, r - s)});
+  }
+  for (size_t k = 0; k < padding.size(); ++k) {
+    auto [l, r] = arg[k] ? *arg[k] : Pair{0, t.shape()[k]};
+    shrink.push_back(Pair{l + padding[k]->first, r + padding[k]->first});
+  }
+  return t.pad(padding, value).shrink(shrink);
+}
+
+Tensor Tensor::pad2d(const std::vector<int64_t>& padding, double value) const {
+  return pad2d(padding, Scalar::of_float(value));
+}
+Tensor Tensor::pad2d(const std::vector<int64_t>& padding, const Scalar& value) const {
+  std::vector<std::optional<Pair>> slc;
+  size_t pairs = padding.size() / 2;
+  for (size_t k = 0; k < pairs && k < shape().size(); ++k) {
+    int64_t s = shape()[shape().size() - 1 - k];
+    slc.push_back(Pair{-padding[2 * k], s + padding[2 * k + 1]});
+  }
+  std::reverse(slc.begin(), slc.end());
+  std::vector<std::optional<Pair>> arg;
+  // self.shape[:-(len(padding)//2)]: with no pairs Python's [:-0] keeps nothing
+  size_t keep = pairs == 0 ? 0 : (shape().size() > pairs ? shape().size() - pairs : 0);
+  for (size_t k = 0; k < keep; ++k) arg.push_back(Pair{0, shape()[k]});
+  arg.insert(arg.end(), slc.begin(), slc.end());
+  return slice_pad(*this, arg, value);
+}
+
+Tensor Tensor::transpose(int dim0, int dim1) const {
+  std::vector<int> order(ndim());
+  std::iota(order.begin(), order.end(), 0);
+  auto at = [&](int d) -> int& {
+    if (d < -ndim() || d >= ndim()) fail("IndexError", "list index out of range");
+    return order[d < 0 ? d + ndim() : d];
+  };
+  std::swap(at(dim0), at(dim1));
+  return permute(order);
+}
+
+Tensor Tensor::flatten(int start_dim, int end_dim) const {
+  int s = py::resolve_dim(start_dim, ndim()), e = py::resolve_dim(end_dim, ndim());
+  Shape mid = slice_shape(shape(), s, e + 1);
+  return reshape(
+      concat(concat(slice_shape(shape(), 0, s), {prod(mid)}), slice_shape(shape(), e + 1, shape().size())));
+}
+
+Tensor Tensor::unflatten(int dim, const Shape& sizes) const {
+  int d = py::resolve_dim(dim, ndim());
+  return reshape(
+      concat(concat(slice_shape(shape(), 0, d), sizes), slice_shape(shape(), d + 1, shape().size())));
+}
+
+Tensor Tensor::squeeze(std::optional<int> dim) const {
+  if (!dim) {
+    Shape s;
+    for (int64_t x : shape())
+      if (x != 1) s.push_back(x);
+    return reshape(s);
+  }
+  int d = py::resolve_dim(*dim, ndim());
+  if (!ndim() || shape()[d] != 1) return *this;
+  return reshape(concat(slice_shape(shape(), 0, d), slice_shape(shape(), d + 1, shape().size())));
+}
+
+Tensor Tensor::unsqueeze(int dim) const {
+  int d = py::resolve_dim(dim, ndim(), true);
+  return reshape(concat(concat(slice_shape(shape(), 0, d), {1}), slice_shape(shape(), d, shape().size())));
+}
+
+Tensor Tensor::cat(const std::vector<Tensor>& others, int dim_in) const {
+  int dim = py::resolve_dim(dim_in, ndim());
+  for (const Tensor& y : others) {
+    bool ok = y.ndim() == ndim();
+    for (int k = 0; ok && k < ndim(); ++k) ok = k == dim || y.shape()[k] == shape()[k];
+    check(ok, "AssertionError", "");
+  }
+  std::vector<Tensor> args{*this};
+  args.insert(args.end(), others.begin(), others.end());
+  int64_t total = 0;
+  for (const Tensor& t : args) total += t.shape()[dim];
+  std::optional<Tensor> ret;
+  int64_t offset = 0;
+  for (const Tensor& t : args) {
+    Padding p(ndim());
+    p[dim] = Pair{offset, total - offset - t.shape()[dim]};
+    offset += t.shape()[dim];
+    Tensor padded = t.pad(p);
+    ret = ret ? ret->add(padded) : padded;
+  }
+  return *ret;
+}
+
+Tensor Tensor::stack(const std::vector<Tensor>& others, int dim) const {
+  std::vector<Tensor> rest;
+  for (const Tensor& t : others) rest.push_back(t.unsqueeze(dim));
+  return unsqueeze(dim).cat(rest, dim);
+}
+
+Tensor Tensor::repeat(const Shape& repeats) const {
+  Shape base(repeats.size() > shape().size() ? repeats.size() - shape().size() : 0, 1);
+  base = concat(base, shape());
+  Shape new_shape, expand_shape, final_shape;
+  for (size_t k = 0; k < std::min(base.size(), repeats.size()); ++k) {
+    new_shape.insert(new_shape.end(), {1, base[k]});
+    expand_shape.insert(expand_shape.end(), {repeats[k], base[k]});
+    final_shape.push_back(repeats[k] * base[k]);
+  }
+  return reshape(new_shape).expand(expand_shape).reshape(final_shape);
+}
+
+std::vector<Tensor> Tensor::split(const std::vector<int64_t>& sizes, int dim_in) const {
+  int dim = py::resolve_dim(dim_in, ndim());
+  int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t(0));
+  check(total == shape()[dim], "AssertionError",
+        "expect sizes to sum exactly to " + std::to_string(shape()[dim]) + ", but got " +
+            std::to_string(total));
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t s : sizes) {
+    std::vector<Index> idx(dim, Index::slice(std::nullopt, std::nullopt, std::nullopt));
+    idx.push_back(Index::slice(start, start + s, std::nullopt));
+    out.push_back(getitem(idx));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> Tensor::split(int64_t size, int dim_in) const {
+  int dim = py::resolve_dim(dim_in, ndim());
+  int64_t n = shape()[dim];
+  std::vector<int64_t> sizes;
+  for (int64_t i = 0; i < std::max<int64_t>(1, n); i += std::max<int64_t>(1, size))
+    sizes.push_back(std::min(size, n - i));
+  return split(sizes, dim);
+}
+
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int dim_in) const {
+  check(chunks > 0, "AssertionError", "expect chunks to be greater than 0, got: " + std::to_string(chunks));
+  int dim = py::resolve_dim(dim_in, ndim());
+  int64_t n = shape()[dim];
+  if (n == 0) return split(std::vector<int64_t>(chunks, 0), dim);
+  return split(py::ceildiv(n, chunks), dim);
+}
+
+Tensor Tensor::gather(int dim_in, const Tensor& index) const {
+  check(index.ndim() == ndim(), "AssertionError",
+        "self.ndim must equal index.ndim, self.ndim=" + std::to_string(ndim()) +
+            ", index.ndim=" + std::to_string(index.ndim()));
+  for (int d = 0; d < ndim(); ++d)
+    check(d == dim_in || shape()[d] >= index.shape()[d], "AssertionError",
+          "requires self.shape[d] >= index.shape[d] for all d != dim");
+  int dim = py::resolve_dim(dim_in, ndim());
+  Padding arg;
+  for (int d = 0; d < ndim(); ++d)
+    arg.push_back(d != dim ? std::optional(Pair{0, index.shape()[d]}) : std::nullopt);
+  Tensor x = shrink(arg).unsqueeze(-1).transpose(-1, dim);
+  Tensor mask = index.unsqueeze(-1).eq(Tensor::arange(Scalar::of_int(shape()[dim])));
+  return mask.mul(x).sum(std::vector<int>{-1}, false, dtype());
+}
+
+} // namespace tg
