@@ -23,9 +23,9 @@ struct NpyType {
 };
 // numpy kind + itemsize for every dtype that has one (bfloat16 has none).
 constexpr NpyType kNpyTypes[] = {
-    {DType::Bool, 'b'},    {DType::Int8, 'i'},   {DType::Int16, 'i'},   {DType::Int32, 'i'},
-    {DType::Int64, 'i'},   {DType::UInt8, 'u'},  {DType::UInt16, 'u'},  {DType::UInt32, 'u'},
-    {DType::UInt64, 'u'},  {DType::Float16, 'f'}, {DType::Float32, 'f'}, {DType::Float64, 'f'},
+    {DType::Bool, 'b'},   {DType::Int8, 'i'},    {DType::Int16, 'i'},   {DType::Int32, 'i'},
+    {DType::Int64, 'i'},  {DType::UInt8, 'u'},   {DType::UInt16, 'u'},  {DType::UInt32, 'u'},
+    {DType::UInt64, 'u'}, {DType::Float16, 'f'}, {DType::Float32, 'f'}, {DType::Float64, 'f'},
 };
 
 std::optional<char> npy_kind(DType dt) {
@@ -108,8 +108,10 @@ private:
         if (item.kind != HeaderValue::Kind::Int) v.kind = HeaderValue::Kind::Other;
         v.tuple.push_back(item.integer);
         skip_space();
-        if (peek() == ',') ++pos_;
-        else if (peek() != close) bad(std::string("expected ',' or '") + close + "'");
+        if (peek() == ',')
+          ++pos_;
+        else if (peek() != close)
+          bad(std::string("expected ',' or '") + close + "'");
       }
       ++pos_;
     } else if (s_.substr(pos_, 4) == "True" || s_.substr(pos_, 5) == "False") {
@@ -162,15 +164,18 @@ NpyHeader parse_header(std::string_view text, std::string_view name) {
   bool have_descr = false, have_order = false, have_shape = false;
   for (auto& [key, value] : HeaderParser(text, name).parse_dict()) {
     if (key == "descr") {
-      if (value.kind != HeaderValue::Kind::Str) npy_fail(name, "unsupported dtype (structured arrays are not supported)");
+      if (value.kind != HeaderValue::Kind::Str)
+        npy_fail(name, "unsupported dtype (structured arrays are not supported)");
       h.dtype = parse_descr(value.str, name, h.big_endian);
       have_descr = true;
     } else if (key == "fortran_order") {
-      if (value.kind != HeaderValue::Kind::Bool) npy_fail(name, "malformed .npy header ('fortran_order' is not a bool)");
+      if (value.kind != HeaderValue::Kind::Bool)
+        npy_fail(name, "malformed .npy header ('fortran_order' is not a bool)");
       h.fortran_order = value.boolean;
       have_order = true;
     } else if (key == "shape") {
-      if (value.kind != HeaderValue::Kind::Tuple) npy_fail(name, "malformed .npy header ('shape' is not a tuple of ints)");
+      if (value.kind != HeaderValue::Kind::Tuple)
+        npy_fail(name, "malformed .npy header ('shape' is not a tuple of ints)");
       for (int64_t d : value.tuple)
         if (d < 0) npy_fail(name, "malformed .npy header (negative dimension in 'shape')");
       h.shape = value.tuple;
@@ -248,12 +253,15 @@ HostBuffer read_npy_bytes(std::string_view bytes, std::string_view name) {
   size_t data_start = header_start + header_len;
   size_t have = bytes.size() - data_start;
   if (have < *need)
-    npy_fail(name, "truncated: expected " + std::to_string(*need) + " bytes of data, got " + std::to_string(have));
+    npy_fail(name,
+             "truncated: expected " + std::to_string(*need) + " bytes of data, got " + std::to_string(have));
 
   HostBuffer out{h.dtype, h.shape, {}};
   const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data()) + data_start;
-  if (h.fortran_order && h.shape.size() > 1) out.data = fortran_to_c(data, h.shape, item);
-  else out.data.assign(data, data + *need);
+  if (h.fortran_order && h.shape.size() > 1)
+    out.data = fortran_to_c(data, h.shape, item);
+  else
+    out.data.assign(data, data + *need);
   if (h.big_endian)
     for (size_t i = 0; i < out.data.size(); i += size_t(item))
       std::reverse(out.data.begin() + i, out.data.begin() + i + item);

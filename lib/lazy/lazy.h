@@ -3,6 +3,7 @@
 // base (an op over sources) or a VIEW of a base through a ShapeTracker, as in lazy.py.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <variant>
@@ -46,7 +47,7 @@ public:
   NodeId add(LazyNode node); // returns the existing id for a structurally equal node
   const LazyNode& operator[](NodeId id) const { return nodes_[id]; }
   size_t size() const { return nodes_.size(); }
-  const std::vector<LazyNode>& nodes() const { return nodes_; }
+  const std::deque<LazyNode>& nodes() const { return nodes_; }
 
   NodeId base(NodeId id) const { return nodes_[id].is_view() ? nodes_[id].srcs[0] : id; }
   void force_realize(NodeId id) { nodes_[id].forced_realize = true; }
@@ -56,7 +57,8 @@ public:
   std::unordered_map<NodeId, std::pair<NodeId, ShapeTracker>> contiguous_child;
 
 private:
-  std::vector<LazyNode> nodes_;
+  // A deque: references to nodes (shape(), st()) stay valid while the graph grows.
+  std::deque<LazyNode> nodes_;
   std::unordered_multimap<uint64_t, NodeId> intern_;
 };
 

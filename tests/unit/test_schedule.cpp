@@ -25,33 +25,33 @@ int count_ops(const LazyOpPtr& op, Op which) {
 } // namespace
 
 TEST(Schedule, elementwise_chain_fuses_into_one_kernel) {
-  Tensor x = Tensor::placeholder("x", {4, 8});
+  Tensor x = Tensor::placeholder("x1", {4, 8});
   Schedule s = schedule_of({{"y", x.add(1.0).mul(2.0).exp().relu()}}, {x});
   EXPECT_EQ(s.kernels.size(), 1u);
 }
 
 TEST(Schedule, matmul_is_one_kernel) {
-  Tensor a = Tensor::placeholder("a", {16, 32}), b = Tensor::placeholder("b", {32, 8});
+  Tensor a = Tensor::placeholder("a2", {16, 32}), b = Tensor::placeholder("b3", {32, 8});
   Schedule s = schedule_of({{"c", a.matmul(b)}}, {a, b});
   ASSERT_EQ(s.kernels.size(), 1u);
   EXPECT_EQ(count_ops(s.kernels[0].ast[0], Op::SUM), 1);
 }
 
 TEST(Schedule, softmax_takes_at_most_three_kernels) {
-  Tensor x = Tensor::placeholder("x", {4, 10});
+  Tensor x = Tensor::placeholder("x4", {4, 10});
   Schedule s = schedule_of({{"y", x.softmax()}}, {x});
   EXPECT_LE(s.kernels.size(), 3u);
   EXPECT_GE(s.kernels.size(), 1u);
 }
 
 TEST(Schedule, reduce_fuses_its_elementwise_epilogue) {
-  Tensor x = Tensor::placeholder("x", {4, 8});
+  Tensor x = Tensor::placeholder("x5", {4, 8});
   Schedule s = schedule_of({{"y", x.sum(std::vector<int>{1}).mul(3.0).add(1.0)}}, {x});
   EXPECT_EQ(s.kernels.size(), 1u);
 }
 
 TEST(Schedule, input_returned_directly_needs_no_kernel) {
-  Tensor x = Tensor::placeholder("x", {4});
+  Tensor x = Tensor::placeholder("x6", {4});
   Schedule s = schedule_of({{"y", x}}, {x});
   EXPECT_EQ(s.kernels.size(), 0u);
   ASSERT_EQ(s.outputs.size(), 1u);
@@ -59,7 +59,7 @@ TEST(Schedule, input_returned_directly_needs_no_kernel) {
 }
 
 TEST(Schedule, transposed_output_is_made_contiguous_by_a_kernel) {
-  Tensor x = Tensor::placeholder("x", {4, 8});
+  Tensor x = Tensor::placeholder("x7", {4, 8});
   Schedule s = schedule_of({{"y", x.T()}}, {x});
   EXPECT_EQ(s.kernels.size(), 1u);
   EXPECT_EQ(s.outputs[0].shape, (Shape{8, 4}));
@@ -81,7 +81,7 @@ TEST(Schedule, list_data_becomes_a_constant_buffer) {
 }
 
 TEST(Schedule, two_outputs_sharing_a_reduce_keep_kernel_order_dependencies) {
-  Tensor x = Tensor::placeholder("x", {4, 8});
+  Tensor x = Tensor::placeholder("x8", {4, 8});
   Tensor m = x.max(std::vector<int>{1}, true);
   Schedule s = schedule_of({{"a", x.sub(m)}, {"b", m}}, {x});
   EXPECT_GE(s.kernels.size(), 1u);

@@ -1,0 +1,47 @@
+# tg's front door. `bash scripts/make.sh TARGET` first installs whatever is missing
+# (scripts/setup.sh), then runs `make TARGET`.
+#
+#   make / make build   configure (CMake + Ninja) and build; the tools land in build/bin/
+#   make demo           run examples/demo.tg through the pipeline on the CPU
+#   make test           unit + cli + diff tests; ends with one line `N passed, N failed`
+#   make unit|cli|diff  one layer of the tests
+#   make bench          benchmarks (placeholder)
+#   make format         clang-format lib/ cmd/ tests/unit/
+#   make clean          remove build/
+
+BUILD   ?= build
+JOBS    ?= 2
+BIN     := $(BUILD)/bin
+PYTHON  ?= .venv/bin/python
+DEVICE  ?= CLANG
+SHELL   := /bin/bash
+
+.PHONY: all build demo test unit cli diff bench format clean
+
+all: build
+
+$(BUILD)/build.ninja:
+	cmake -G Ninja -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: $(BUILD)/build.ninja
+	ninja -C $(BUILD) -j$(JOBS)
+
+demo: build
+	@echo "tg-trace examples/demo.tg | tg-schedule | tg-codegen --device $(DEVICE) | tg-run --in x=examples/demo_x.npy"
+	@set -o pipefail; $(BIN)/tg-trace examples/demo.tg | $(BIN)/tg-schedule \
+	  | $(BIN)/tg-codegen --device $(DEVICE) | $(BIN)/tg-run --in x=examples/demo_x.npy
+
+test: build
+	@BUILD=$(BUILD) PYTHON=$(PYTHON) bash scripts/test.sh all
+
+unit cli diff: build
+	@BUILD=$(BUILD) PYTHON=$(PYTHON) bash scripts/test.sh $@
+
+bench:
+	@echo "make bench: no benchmarks yet (they come with the kernel optimizer); nothing to run"
+
+format:
+	@find lib cmd tests/unit \( -name '*.h' -o -name '*.cpp' \) -print0 2>/dev/null | xargs -0 -r clang-format -i
+
+clean:
+	rm -rf $(BUILD)

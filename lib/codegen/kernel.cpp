@@ -1,0 +1,465 @@
+#include "codegen/kernel.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace tg {
+
+std::string_view optops_name(OptOps op) {
+  static constexpr std::string_view names[] = {"OptOps.TC",       "OptOps.UPCAST",   "OptOps.UPCASTMID",
+                                               "OptOps.UNROLL",   "OptOps.LOCAL",    "OptOps.GROUP",
+                                               "OptOps.GROUPTOP", "OptOps.NOLOCALS", "OptOps.PADTO"};
+  return names[int(op)];
+}
+
+std::string Opt::repr() const {
+  return "Opt(op=" + std::string(optops_name(op)) + ", axis=" + (axis ? std::to_string(*axis) : "None") +
+         ", amt=" + (amt ? std::to_string(*amt) : "None") + ")";
+}
+
+DType buffer_dtype(const KernelBuffer& b) {
+  return std::visit([](const auto& x) { return x.dtype; }, b);
+}
+const ShapeTracker& buffer_st(const KernelBuffer& b) {
+  return std::visit([](const auto& x) -> const ShapeTracker& { return x.st; }, b);
+}
+
+namespace {
+
+void check_opt(bool ok, const std::string& msg) {
+  if (!ok) throw KernelOptError(msg);
+}
+
+// Rebuilds the AST so that structurally equal subtrees are one pointer (tinygrad compares
+// LazyOps structurally; pointer identity is cheaper and means the same here).
+class AstInterner {
+public:
+  LazyOpPtr intern(const LazyOpPtr& op) {
+    if (auto it = seen_.find(op.get()); it != seen_.end()) return it->second;
+    std::vector<LazyOpPtr> src;
+    for (const LazyOpPtr& s : op->src) src.push_back(intern(s));
+    for (const LazyOpPtr& c : canon_)
+      if (c->op == op->op && c->src == src && c->arg == op->arg) return seen_[op.get()] = c;
+    LazyOpPtr made = LazyOp::make(op->op, std::move(src), op->arg);
+    canon_.push_back(made);
+    return seen_[op.get()] = made;
+  }
+
+private:
+  std::vector<LazyOpPtr> canon_;
+  std::map<const LazyOp*, LazyOpPtr> seen_;
+};
+
+void collect_lazyops(const LazyOp* op, std::vector<const LazyOp*>& out) {
+  if (std::find(out.begin(), out.end(), op) != out.end()) return;
+  out.push_back(op);
+  for (const LazyOpPtr& s : op->src) collect_lazyops(s.get(), out);
+}
+
+// dependency order: sources before users
+void ordered_lazyops(const LazyOp* op, std::vector<const LazyOp*>& out) {
+  for (const LazyOpPtr& s : op->src) ordered_lazyops(s.get(), out);
+  if (std::find(out.begin(), out.end(), op) == out.end()) out.push_back(op);
+}
+
+KernelBuffer buffer_of(const LazyOp* op) {
+  if (auto* mb = std::get_if<MemBuffer>(&op->arg)) return *mb;
+  return std::get<ConstBuffer>(op->arg);
+}
+
+bool is_buffer_op(Op op) { return op == Op::LOAD || op == Op::CONST || op == Op::STORE; }
+
+template <class T> void push_unique(std::vector<T>& v, const T& x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+} // namespace
+
+Kernel::Kernel(const std::vector<LazyOpPtr>& roots, RendererOpts options) : opts(std::move(options)) {
+  check(!roots.empty(), "AssertionError", "a kernel needs at least one STORE");
+  AstInterner interner;
+  for (const LazyOpPtr& r : roots) {
+    check(r->op == Op::STORE && std::holds_alternative<MemBuffer>(r->arg), "AssertionError",
+          "kernel AST roots must be STOREs to a MemBuffer");
+    ast.push_back(interner.intern(r));
+  }
+  for (const LazyOpPtr& r : ast) collect_lazyops(r.get(), lazyops);
+  std::vector<const LazyOp*> ordered;
+  for (const LazyOpPtr& r : ast) ordered_lazyops(r.get(), ordered);
+  for (const LazyOp* op : ordered)
+    if (is_reduce(op->op)) reduceops.push_back(op);
+
+  for (const LazyOpPtr& r : ast) bufs.push_back(std::get<MemBuffer>(r->arg));
+  std::vector<KernelBuffer> loads;
+  for (const LazyOp* op : lazyops)
+    if (op->op == Op::LOAD || op->op == Op::CONST) push_unique(loads, buffer_of(op));
+  bufs.insert(bufs.end(), loads.begin(), loads.end());
+
+  for (const LazyOp* r : reduceops) {
+    std::vector<const LazyOp*> inside;
+    collect_lazyops(r, inside);
+    for (const LazyOp* op : inside)
+      if (is_buffer_op(op->op)) earlybufs.push_back(buffer_of(op));
+  }
+  full_buf_index = earlybufs.empty() ? 0 : buffer_index(earlybufs[0]);
+  for (const KernelBuffer& b : bufs) sts.push_back(buffer_st(b));
+  for (const ShapeTracker& st : sts)
+    check(st.shape().size() == sts[0].shape().size(), "AssertionError",
+          "all buffers of a kernel need the same rank");
+
+  // move all reduce axes to the end
+  std::vector<int> permute;
+  const Shape full = full_shape(), out = output_shape();
+  for (size_t i = 0; i < full.size(); i++)
+    if (full[i] == out[i]) permute.push_back(int(i));
+  for (size_t i = 0; i < full.size(); i++)
+    if (full[i] != out[i]) permute.push_back(int(i));
+  reshape_and_permute(nullptr, &permute);
+
+  simplify_ones();
+  simplify_merge_adjacent();
+}
+
+bool Kernel::is_early(const KernelBuffer& b) const {
+  return std::find(earlybufs.begin(), earlybufs.end(), b) != earlybufs.end();
+}
+
+int Kernel::buffer_index(const KernelBuffer& b, int from) const {
+  for (size_t i = size_t(from); i < bufs.size(); i++)
+    if (bufs[i] == b) return int(i);
+  for (size_t i = 0; i < bufs.size(); i++)
+    if (bufs[i] == b) return int(i);
+  return -1;
+}
+
+Shape Kernel::full_unupcasted_shape() const {
+  const Shape& f = full_shape();
+  return Shape(f.begin(), f.begin() + (shape_len() - upcasted));
+}
+
+int Kernel::first_reduce() const {
+  const Shape &out = output_shape(), &full = full_shape();
+  int n = shape_len() - upcasted;
+  for (int i = 0; i < n; i++)
+    if (out[size_t(i)] != full[size_t(i)]) return i;
+  return n;
+}
+
+std::vector<Kernel::UpcastAxis> Kernel::upcasted_axis(int buf) const {
+  std::vector<UpcastAxis> out;
+  const ShapeTracker& st = sts[size_t(buf)];
+  auto strides = st.real_strides();
+  for (int i = shape_len() - upcasted; i < shape_len(); i++)
+    out.push_back(
+        {st.shape()[size_t(i)], strides[size_t(i)], output_shape()[size_t(i)] != full_shape()[size_t(i)]});
+  return out;
+}
+
+int64_t Kernel::shape_offsets_count(int buf) const {
+  int64_t n = 1;
+  for (const UpcastAxis& a : upcasted_axis(buf)) n *= a.size;
+  return n;
+}
+
+std::vector<int> Kernel::acc_offsets(int buf) const {
+  if (upcasted == 0) return {0};
+  auto axes = upcasted_axis(buf);
+  std::reverse(axes.begin(), axes.end());
+  Shape acc_shape;
+  for (const UpcastAxis& a : axes) acc_shape.push_back(a.reduce ? 1 : a.size);
+  Shape acc_strides = strides_for_shape(acc_shape);
+  for (size_t i = 0; i < axes.size(); i++)
+    if (axes[i].reduce) acc_strides[i] = 0;
+  // itertools.product over the reversed axes: the last listed (the first upcast axis) is fastest
+  std::vector<int> out{0};
+  for (size_t i = 0; i < axes.size(); i++) {
+    std::vector<int> next;
+    for (int base : out)
+      for (int64_t y = 0; y < axes[i].size; y++) next.push_back(base + int(y * acc_strides[i]));
+    out = std::move(next);
+  }
+  return out;
+}
+
+std::string Kernel::name() const {
+  std::string kind = "E";
+  if (reduceop())
+    kind = "r";
+  else if (std::all_of(lazyops.begin(), lazyops.end(), [](const LazyOp* op) { return is_buffer_op(op->op); }))
+    kind = "C";
+  std::string s = kind + (n_outputs() > 1 ? std::to_string(n_outputs()) + "_" : "_");
+  const Shape& f = full_shape();
+  for (size_t i = 0; i < f.size(); i++) s += (i ? "_" : "") + std::to_string(f[i]);
+  return s;
+}
+
+// ---------------------------------------------------------------- simplifiers
+
+void Kernel::reshape_and_permute(const std::function<Shape(const Shape&)>& new_shape,
+                                 const std::vector<int>* axis) {
+  for (ShapeTracker& st : sts) {
+    if (new_shape) st = st.reshape(new_shape(st.shape()));
+    if (axis) st = st.permute(*axis);
+  }
+}
+
+void Kernel::upcast() {
+  check_opt(full_shape().back() != 1, "can't upcast a dimension with size 1");
+  upcasted += 1;
+}
+
+void Kernel::shift_to(int axis, int64_t amount, bool top, std::optional<int> insert_before_opt) {
+  int old_len = shape_len();
+  int insert_before = insert_before_opt.value_or(old_len);
+  int move_axis = top ? axis : axis + 1;
+  if (move_axis < insert_before) insert_before += 1;
+  auto new_shape = [&](const Shape& x) {
+    Shape s(x.begin(), x.begin() + axis);
+    if (x[size_t(axis)] > 1) {
+      if (top)
+        s.insert(s.end(), {amount, x[size_t(axis)] / amount});
+      else
+        s.insert(s.end(), {x[size_t(axis)] / amount, amount});
+    } else {
+      s.insert(s.end(), {1, 1});
+    }
+    s.insert(s.end(), x.begin() + axis + 1, x.end());
+    return s;
+  };
+  std::vector<int> perm;
+  for (int i = 0; i < insert_before; i++)
+    if (i != move_axis) perm.push_back(i);
+  perm.push_back(move_axis);
+  for (int i = insert_before; i < old_len + 1; i++)
+    if (i != move_axis) perm.push_back(i);
+  reshape_and_permute(new_shape, &perm);
+}
+
+bool Kernel::simplify_ones() {
+  if (shape_len() == 0) return false;
+  const Shape full = full_shape();
+  std::vector<bool> ones;
+  for (int64_t s : full) ones.push_back(s == 1);
+  int fr = first_reduce();
+  for (int i = fr - local_dims; i < fr; i++) local_dims -= ones[size_t(i)];
+  for (int i = shape_len() - upcasted; i < shape_len(); i++) upcasted -= ones[size_t(i)];
+  reshape_and_permute(
+      [&](const Shape& shape) {
+        Shape s;
+        for (size_t i = 0; i < shape.size(); i++)
+          if (!ones[i]) s.push_back(shape[i]);
+        return s;
+      },
+      nullptr);
+  return std::find(ones.begin(), ones.end(), true) != ones.end();
+}
+
+void Kernel::simplify_merge_adjacent() {
+  if (shape_len() == 0) return;
+  int fr = first_reduce();
+  std::vector<Shape> shapes;
+  std::vector<std::vector<std::optional<int64_t>>> strides;
+  for (const ShapeTracker& st : sts) {
+    shapes.push_back(st.shape());
+    strides.push_back(st.real_strides());
+  }
+  using Dim = std::pair<int64_t, std::optional<int64_t>>;
+  std::vector<std::vector<Dim>> rets;
+  for (size_t j = 0; j < sts.size(); j++) rets.push_back({{shapes[j][0], strides[j][0]}});
+  for (size_t i = 1; i < shapes[0].size(); i++) {
+    bool mergeable = int(i) != fr;
+    for (size_t j = 0; j < sts.size() && mergeable; j++) {
+      int64_t si = shapes[j][i];
+      std::optional<int64_t> sti = strides[j][i], last = rets[j].back().second;
+      bool ok = sti && ((*sti != 0 && last && *last == si * *sti) || (*sti == 0 && last && *last == 0));
+      mergeable = ok;
+    }
+    for (size_t j = 0; j < sts.size(); j++) {
+      if (mergeable)
+        rets[j].back() = {rets[j].back().first * shapes[j][i], strides[j][i]};
+      else
+        rets[j].push_back({shapes[j][i], strides[j][i]});
+    }
+  }
+  for (size_t j = 0; j < sts.size(); j++) {
+    Shape s;
+    for (const Dim& d : rets[j]) s.push_back(d.first);
+    sts[j] = sts[j].reshape(s);
+  }
+}
+
+// ---------------------------------------------------------------- opts
+
+void Kernel::apply_opt(const Opt& opt, bool append_opt) {
+  auto saved_sts = sts;
+  auto saved = std::tuple(applied_opts, group_for_reduces, upcasted, local_dims);
+  try {
+    apply_opt_unchecked(opt, append_opt);
+  } catch (const KernelOptError&) {
+    sts = std::move(saved_sts);
+    std::tie(applied_opts, group_for_reduces, upcasted, local_dims) = saved;
+    throw;
+  }
+}
+
+void Kernel::apply_opt_unchecked(const Opt& opt, bool append_opt) {
+  check_opt(opt.op != OptOps::TC, "tensor cores are not supported on " + opts.device);
+  int axis = -1;
+  if (opt.axis) {
+    axis = *opt.axis;
+    if (opt.op == OptOps::UNROLL) axis += first_reduce();
+    if (opt.op == OptOps::GROUP || opt.op == OptOps::GROUPTOP) axis += first_reduce() + group_for_reduces;
+  }
+  check_opt(axis < int(full_shape().size()), "invalid axis");
+  int64_t amt = -1;
+  if (opt.amt) {
+    check_opt(axis >= 0, "opt needs an axis");
+    amt = *opt.amt != 0 ? *opt.amt : full_shape()[size_t(axis)];
+    check_opt(amt != 1, "shift/padto of amt 1 or Node is meaningless");
+    if (opt.op != OptOps::PADTO)
+      check_opt(amt > 0 && full_shape()[size_t(axis)] % amt == 0, "no longer valid shift");
+  }
+  switch (opt.op) {
+  case OptOps::LOCAL:
+  case OptOps::GROUP:
+  case OptOps::GROUPTOP:
+  case OptOps::UPCASTMID:
+  case OptOps::NOLOCALS:
+    check_opt(false, "target does not support local or shared mem");
+    break;
+  case OptOps::UNROLL:
+    check_opt(axis >= 0 && axis < shape_len() - upcasted, "can't upcasted already upcasted");
+    check_opt(amt <= 32, "don't unroll more than 32");
+    if (full_shape()[size_t(axis)] == amt && axis == first_reduce()) local_dims += 1;
+    if (full_shape()[size_t(axis)] == amt && axis < first_reduce() + group_for_reduces)
+      group_for_reduces -= 1;
+    shift_to(axis, amt);
+    upcast();
+    break;
+  case OptOps::UPCAST:
+    check_opt(axis >= 0 && axis < first_reduce(), "upcast is for non-reduce");
+    check_opt(amt <= 8, "don't upcast more than 8");
+    shift_to(axis, amt);
+    upcast();
+    break;
+  case OptOps::PADTO: {
+    check_opt(axis >= 0 && axis < shape_len() - upcasted, "cannot pad upcasted");
+    if (first_reduce() <= axis) {
+      const LazyOp* r = reduceop();
+      bool safe = r && r->op == Op::SUM;
+      if (safe) {
+        std::vector<const LazyOp*> inside;
+        for (const LazyOpPtr& s : r->src) collect_lazyops(s.get(), inside);
+        for (const LazyOp* op : inside) safe = safe && !is_unsafe_pad_op(op->op);
+      }
+      check_opt(safe, "cannot pad");
+    }
+    bool padded = false;
+    for (ShapeTracker& st : sts) {
+      int64_t s = st.shape()[size_t(axis)];
+      if (s == 1) continue;
+      check_opt(s > amt / 4, "pad adds more than quadruple the work");
+      int64_t ru = (s + amt - 1) / amt * amt - s;
+      if (ru) {
+        std::vector<std::pair<int64_t, int64_t>> arg(st.shape().size(), {0, 0});
+        arg[size_t(axis)] = {0, ru};
+        st = st.pad(arg);
+        padded = true;
+      }
+    }
+    check_opt(padded, "nothing was padded");
+    break;
+  }
+  case OptOps::TC:
+    break;
+  }
+  if (append_opt) applied_opts.push_back(opt);
+  simplify_ones();
+}
+
+void Kernel::hand_coded_optimizations() {
+  // (locals, grouping and images do not apply to a target without local memory)
+  if (group_for_reduces) return;
+
+  // upcast small masked axes (they might come from Tensor.stack)
+  std::vector<int> to_upcast;
+  for (int axis = 0; axis < first_reduce(); axis++) {
+    int64_t size = full_shape()[size_t(axis)];
+    bool masked =
+        std::any_of(sts.begin(), sts.end(), [&](const ShapeTracker& st) { return st.axis_is_masked(axis); });
+    int64_t budget = 1;
+    for (int i = shape_len() - upcasted; i < shape_len(); i++) budget *= full_shape()[size_t(i)];
+    for (int j : to_upcast) budget *= full_shape()[size_t(j)];
+    if (size <= 7 && masked && budget * size <= 7 * 7) to_upcast.push_back(axis);
+  }
+  for (auto it = to_upcast.rbegin(); it != to_upcast.rend(); ++it) apply_opt({OptOps::UPCAST, *it, 0});
+
+  // upcast axes that some buffer broadcasts along (float4-style reuse)
+  std::set<int> upcasted_axes;
+  while (true) {
+    int64_t out_elems = 1;
+    for (int i = 0; i < first_reduce(); i++) out_elems *= output_shape()[size_t(i)];
+    if (out_elems < 1024) break;
+    std::vector<std::tuple<int, int64_t, int, int>> choices;
+    for (int axis = 0; axis < first_reduce(); axis++) {
+      for (int amount : {3, 4}) {
+        if (upcasted_axes.count(axis) || full_shape()[size_t(axis)] % amount != 0) continue;
+        bool ok = false;
+        for (size_t b = 0; b < sts.size() && !ok; b++) {
+          if (sts[b].views.back().strides[size_t(axis)] != 0) continue;
+          auto ua = upcasted_axis(int(b));
+          ok = std::none_of(ua.begin(), ua.end(),
+                            [](const UpcastAxis& a) { return a.stride && *a.stride == 0; });
+        }
+        if (!ok) continue;
+        int positive = 0;
+        int64_t total = 0;
+        for (const ShapeTracker& st : sts) {
+          int64_t s = st.views.back().strides[size_t(axis)];
+          positive += s > 0;
+          total += s;
+        }
+        choices.push_back({positive, total, axis, amount});
+      }
+    }
+    if (choices.empty()) break;
+    std::sort(choices.begin(), choices.end());
+    apply_opt({OptOps::UPCAST, std::get<2>(choices[0]), std::get<3>(choices[0])});
+    upcasted_axes.insert(std::get<2>(choices[0]));
+  }
+
+  // unroll a small last reduce dimension (loop unrolling)
+  auto upcast_prod = [&] {
+    int64_t p = 1;
+    for (int i = shape_len() - upcasted; i < shape_len(); i++) p *= full_shape()[size_t(i)];
+    return p;
+  };
+  if (first_reduce() < shape_len() - upcasted) {
+    auto ua = upcasted_axis(full_buf_index);
+    bool no_reduce_upcast = std::none_of(ua.begin(), ua.end(), [](const UpcastAxis& a) { return a.reduce; });
+    if ((shape_offsets_count(full_buf_index) <= 4 || no_reduce_upcast) &&
+        (upcasted == 0 || upcast_prod() < 64)) {
+      int64_t s = full_unupcasted_shape().back();
+      if (s <= 32) {
+        apply_opt({OptOps::UNROLL, int(full_unupcasted_shape().size()) - 1 - first_reduce(), 0});
+        if (first_reduce() < shape_len() - upcasted && s <= 3 && full_unupcasted_shape().back() <= 3)
+          apply_opt({OptOps::UNROLL, int(full_unupcasted_shape().size()) - 1 - first_reduce(), 0});
+      } else if (full_unupcasted_shape().back() % 4 == 0) {
+        apply_opt({OptOps::UNROLL, int(full_unupcasted_shape().size()) - 1 - first_reduce(), 4});
+      }
+    }
+  }
+
+  // if nothing at all is upcasted and it's easy to, do an upcast
+  Shape fu = full_unupcasted_shape();
+  if (upcasted == 0 && !fu.empty() && fu.back() % 4 == 0) {
+    try {
+      apply_opt({OptOps::UPCAST, int(fu.size()) - 1, 4});
+    } catch (const KernelOptError&) {
+    }
+  }
+}
+
+} // namespace tg

@@ -1,0 +1,102 @@
+// codegen layer, Kernel: tinygrad 0.9.1's codegen/kernel.py. A Kernel is one ScheduleKernel's
+// AST seen as a set of ShapeTrackers over one full shape: output dims first, reduce dims
+// last, with ones removed and mergeable neighbours merged. OptOps reshape those trackers
+// (UPCAST, UNROLL, PADTO ...); the linearizer then turns the result into UOps.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ops/ops.h"
+#include "util/error.h"
+
+namespace tg {
+
+// What a code generator target supports (tinygrad's Renderer fields the Kernel reads).
+struct RendererOpts {
+  std::string device = "CLANG";
+  bool has_local = false;
+  bool has_shared = false;
+  bool supports_float4 = false;
+};
+
+enum class OptOps : uint8_t { TC, UPCAST, UPCASTMID, UNROLL, LOCAL, GROUP, GROUPTOP, NOLOCALS, PADTO };
+std::string_view optops_name(OptOps op); // "OptOps.UPCAST"
+
+struct Opt {
+  OptOps op;
+  std::optional<int> axis;
+  std::optional<int64_t> amt;
+  bool operator==(const Opt&) const = default;
+  std::string repr() const; // "Opt(op=OptOps.UPCAST, axis=0, amt=4)"
+};
+
+// An optimization that does not apply to this kernel (tinygrad's KernelOptError).
+class KernelOptError : public Error {
+public:
+  explicit KernelOptError(const std::string& message) : Error("KernelOptError", message) {}
+};
+
+using KernelBuffer = std::variant<MemBuffer, ConstBuffer>;
+DType buffer_dtype(const KernelBuffer& b);
+const ShapeTracker& buffer_st(const KernelBuffer& b);
+
+class Kernel {
+public:
+  explicit Kernel(const std::vector<LazyOpPtr>& ast, RendererOpts opts = {});
+
+  RendererOpts opts;
+  std::vector<LazyOpPtr> ast;           // STORE roots, structurally deduplicated
+  std::vector<const LazyOp*> lazyops;   // every op once, roots first
+  std::vector<const LazyOp*> reduceops; // in dependency order
+  std::vector<KernelBuffer> bufs;       // outputs (one per root), then loads/consts in first-use order
+  std::vector<KernelBuffer> earlybufs;  // buffers read inside a reduce
+  int full_buf_index = 0;
+  std::vector<ShapeTracker> sts; // one per buf, all of shape_len dims
+
+  std::vector<Opt> applied_opts;
+  int group_for_reduces = 0;
+  int upcasted = 0;
+  int local_dims = 0;
+
+  size_t n_outputs() const { return ast.size(); }
+  const LazyOp* reduceop() const { return reduceops.empty() ? nullptr : reduceops[0]; }
+  int shape_len() const { return int(sts[0].shape().size()); }
+  const Shape& output_shape() const { return sts[0].shape(); }
+  const Shape& full_shape() const { return sts[size_t(full_buf_index)].shape(); }
+  Shape full_unupcasted_shape() const;
+  int first_reduce() const;
+  int global_dims() const { return first_reduce() - local_dims; }
+  bool is_early(const KernelBuffer& b) const;
+  int buffer_index(const KernelBuffer& b, int from = 0) const; // first index in bufs equal to b
+
+  struct UpcastAxis {
+    int64_t size;
+    std::optional<int64_t> stride;
+    bool reduce;
+  };
+  std::vector<UpcastAxis> upcasted_axis(int buf) const;
+  std::vector<int> acc_offsets(int buf) const;
+  int64_t shape_offsets_count(int buf) const; // number of upcasted combinations
+
+  // "r_4_8", "E_8_4", "C_8_6", "E2_4_8": kind, output count, full shape.
+  std::string name() const;
+
+  // simplifiers (kernel.py's base and complex simplifiers)
+  void reshape_and_permute(const std::function<Shape(const Shape&)>& new_shape, const std::vector<int>* axis);
+  void shift_to(int axis, int64_t amount, bool top = false, std::optional<int> insert_before = std::nullopt);
+  bool simplify_ones();
+  void simplify_merge_adjacent();
+
+  // throws KernelOptError when the opt does not apply (the kernel is left unchanged then)
+  void apply_opt(const Opt& opt, bool append_opt = true);
+  void hand_coded_optimizations();
+
+private:
+  void upcast();
+  void apply_opt_unchecked(const Opt& opt, bool append_opt);
+};
+
+} // namespace tg

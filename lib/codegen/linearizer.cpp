@@ -1,0 +1,356 @@
+#include "codegen/linearizer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace tg {
+
+const UOp* expr_to_uop(const Expr& e, const std::map<std::string, const UOp*>& loops, UOpGraph& g) {
+  const ExprNode* n = e.node();
+  auto sub = [&](const ExprNode* x) { return expr_to_uop(Expr(x), loops, g); };
+  switch (n->kind) {
+  case ExprKind::Num:
+    return g.cnst_int(n->b);
+  case ExprKind::Var: {
+    if (auto it = loops.find(n->name); it != loops.end()) return it->second;
+    return g.make(UOps::DEFINE_VAR, DType::Int32, {}, VarArg{n->name, n->min, n->max});
+  }
+  case ExprKind::Mul:
+    return g.alu(Op::MUL, {sub(n->a), g.cnst_int(n->b)});
+  case ExprKind::Div:
+    return g.alu(Op::IDIV, {sub(n->a), g.cnst_int(n->b)});
+  case ExprKind::Mod:
+    return g.alu(Op::MOD, {sub(n->a), g.cnst_int(n->b)});
+  case ExprKind::Lt:
+    return g.alu(Op::CMPLT, {sub(n->a), g.cnst_int(n->b)});
+  case ExprKind::Sum:
+  case ExprKind::And: {
+    const UOp* acc = sub(n->nodes[0]);
+    Op op = n->kind == ExprKind::Sum ? Op::ADD : Op::MUL;
+    for (size_t i = 1; i < n->nodes.size(); i++) acc = g.alu(op, {acc, sub(n->nodes[i])});
+    return acc;
+  }
+  }
+  return nullptr;
+}
+
+namespace {
+
+Expr make_var(const std::string& name, int64_t min, int64_t max) {
+  return min == max ? Expr(min) : Expr::var(name, min, max);
+}
+
+bool is_upcast_var(const Expr& v) {
+  return v.kind() == ExprKind::Var && v.node()->name.rfind("_uidx", 0) == 0;
+}
+
+// The upcast variable an index uses (or 0): linearizer.py's expand_idx.
+Expr expand_idx(const Expr& node) {
+  for (const Expr& v : node.vars())
+    if (is_upcast_var(v)) return v;
+  return Expr(int64_t(0));
+}
+
+std::vector<Expr> expand_idxs(const std::vector<Expr>& nodes) {
+  std::vector<Expr> out;
+  for (const Expr& n : nodes) {
+    Expr v = expand_idx(n);
+    bool seen = std::find(out.begin(), out.end(), v) != out.end() && !v.is_num();
+    out.push_back(seen ? Expr(int64_t(0)) : v);
+  }
+  return out;
+}
+
+// Every assignment of the expand variables, the first variable counting fastest.
+std::vector<std::vector<int64_t>> iter_idxs(const std::vector<Expr>& vars) {
+  std::vector<std::vector<int64_t>> out{{}};
+  for (int i = int(vars.size()) - 1; i >= 0; i--) {
+    std::vector<std::vector<int64_t>> next;
+    for (const auto& prefix : out)
+      for (int64_t x = vars[size_t(i)].min(); x <= vars[size_t(i)].max(); x++) {
+        auto p = prefix;
+        p.push_back(x);
+        next.push_back(std::move(p));
+      }
+    out = std::move(next);
+  }
+  for (auto& v : out) std::reverse(v.begin(), v.end());
+  return out;
+}
+
+std::vector<Expr> expand_node(const Expr& node, const std::vector<Expr>& vars) {
+  std::vector<Expr> out;
+  for (const auto& rep : iter_idxs(vars)) {
+    std::vector<std::pair<Expr, Expr>> subs;
+    for (size_t i = 0; i < vars.size(); i++)
+      if (vars[i].kind() == ExprKind::Var) subs.push_back({vars[i], Expr(rep[i])});
+    out.push_back(subs.empty() ? node : node.substitute(subs));
+  }
+  return out;
+}
+
+Scalar reduce_identity(const LazyOp* r) {
+  DType dt = r->dtype();
+  if (r->op == Op::SUM) return is_float(dt) ? Scalar::of_float(0.0) : Scalar::of_int(0);
+  if (is_int(dt)) {
+    if (is_unsigned(dt)) return Scalar::of_int(0);
+    return Scalar::of_int(itemsize(dt) == 8 ? std::numeric_limits<int64_t>::min()
+                                            : -(int64_t(1) << (itemsize(dt) * 8 - 1)));
+  }
+  if (is_float(dt)) return Scalar::of_float(-INFINITY);
+  return Scalar::of_bool(false);
+}
+
+class Linearizer {
+public:
+  Linearizer(const Kernel& k, UOpGraph& g) : k_(k), g_(g) {}
+
+  const UOp* run() {
+    std::vector<const UOp*> globals;
+    for (size_t i = 0; i < k_.bufs.size(); i++) {
+      auto* mb = std::get_if<MemBuffer>(&k_.bufs[i]);
+      if (!mb) {
+        buf_uops_.push_back(nullptr);
+        continue;
+      }
+      bool is_output = false;
+      for (size_t o = 0; o < k_.n_outputs(); o++) is_output |= std::get<MemBuffer>(k_.bufs[o]).idx == mb->idx;
+      buf_uops_.push_back(g_.make(UOps::DEFINE_GLOBAL, mb->dtype, {}, GlobalArg{mb->idx, is_output}));
+      if (std::find(globals.begin(), globals.end(), buf_uops_.back()) == globals.end())
+        globals.push_back(buf_uops_.back());
+    }
+
+    const Shape& full = k_.full_shape();
+    const int fr = k_.first_reduce(), shape_len = k_.shape_len(), up = k_.upcasted;
+    // global dims: one loop each (no local memory on this target)
+    std::vector<Expr> global_idxs, loop_global_idxs;
+    for (int i = 0; i < k_.global_dims(); i++) {
+      Expr v = make_var("gidx" + std::to_string(i), 0, full[size_t(i)] - 1);
+      global_idxs.push_back(v);
+      if (!v.is_num()) loop_global_idxs.push_back(v);
+    }
+    render_loop(loop_global_idxs, 1, false);
+    for (int i = shape_len - up; i < shape_len; i++) {
+      int j = i - (shape_len - up);
+      upcast_idxs_.push_back(make_var("_uidx" + std::to_string(j), 0, k_.output_shape()[size_t(i)] - 1));
+      full_upcast_idxs_.push_back(make_var("_uidx" + std::to_string(j), 0, full[size_t(i)] - 1));
+    }
+    for (int i = fr + k_.group_for_reduces; i < shape_len - up; i++) {
+      reduce_idxs_.push_back(make_var("ridx" + std::to_string(i), 0, full[size_t(i)] - 1));
+      fake_reduce_idxs_.push_back(Expr(int64_t(0)));
+    }
+    global_idxs_ = global_idxs;
+
+    for (size_t r = 0; r < k_.reduceops.size(); r++) render_reduceop(k_.reduceops[r], int(r));
+
+    // late buffers, then the AST after the reduce
+    std::vector<Expr> late = concat(global_idxs_, fake_reduce_idxs_, upcast_idxs_);
+    for (size_t i = 0; i < k_.bufs.size(); i++)
+      if (!k_.is_early(k_.bufs[i])) loaded_[int(i)] = global_load(int(i), late);
+    std::vector<const UOp*> sinks;
+    for (size_t o = 0; o < k_.n_outputs(); o++) {
+      std::map<const LazyOp*, std::vector<const UOp*>> cache;
+      auto vals = ast_parse(k_.ast[o]->src[0].get(), accs_, nullptr, nullptr, cache);
+      for (const UOp* s : global_store(int(o), late, vals)) sinks.push_back(s);
+    }
+    sinks.insert(sinks.end(), globals.begin(), globals.end());
+    return g_.make(UOps::SINK, std::nullopt, sinks);
+  }
+
+private:
+  using Accs = std::map<const LazyOp*, std::vector<const UOp*>>;
+
+  static std::vector<Expr> concat(const std::vector<Expr>& a, const std::vector<Expr>& b,
+                                  const std::vector<Expr>& c) {
+    std::vector<Expr> out = a;
+    out.insert(out.end(), b.begin(), b.end());
+    out.insert(out.end(), c.begin(), c.end());
+    return out;
+  }
+
+  const UOp* render(const Expr& e) { return expr_to_uop(e, loop_uops_, g_); }
+
+  std::vector<const UOp*> render_loop(const std::vector<Expr>& vars, int depth, bool reduce) {
+    std::vector<const UOp*> loops;
+    for (size_t i = 0; i < vars.size(); i++) {
+      if (vars[i].is_num()) continue;
+      const UOp* range =
+          g_.make(UOps::RANGE, DType::Int32, {g_.cnst_int(vars[i].min()), g_.cnst_int(vars[i].max() + 1)},
+                  LoopArg{depth, int(i), reduce});
+      loop_uops_[vars[i].node()->name] = range;
+      loops.push_back(range);
+    }
+    return loops;
+  }
+
+  int buffer_of(const LazyOp* op) const {
+    KernelBuffer b = std::holds_alternative<MemBuffer>(op->arg)
+                         ? KernelBuffer(std::get<MemBuffer>(op->arg))
+                         : KernelBuffer(std::get<ConstBuffer>(op->arg));
+    return k_.buffer_index(b, int(k_.n_outputs()));
+  }
+
+  // One UOp per upcast combination: a load, a constant, or (acc set) an accumulator.
+  std::vector<const UOp*> global_load(int i, const std::vector<Expr>& idxs, const LazyOp* acc = nullptr,
+                                      const std::vector<const UOp*>& loop_ctx = {}) {
+    const KernelBuffer& buf = k_.bufs[size_t(i)];
+    DType localtype = acc ? acc->dtype() : buffer_dtype(buf);
+    const ConstBuffer* cb = std::get_if<ConstBuffer>(&buf);
+    std::vector<Expr> expand_vars = expand_idxs(idxs);
+    auto [g_idx, g_valid] = k_.sts[size_t(i)].expr_idxs(idxs);
+    std::vector<Expr> e_idxs = expand_node(g_idx, expand_vars), e_valids = expand_node(g_valid, expand_vars);
+    std::vector<const UOp*> ret;
+    int acc_count = 0;
+    int acc_index = -1;
+    if (acc) acc_index = int(std::find(k_.reduceops.begin(), k_.reduceops.end(), acc) - k_.reduceops.begin());
+    for (size_t n = 0; n < e_idxs.size(); n++) {
+      Expr idx = e_idxs[n], valid = e_valids[n];
+      std::optional<Scalar> this_const = cb ? std::optional<Scalar>(cb->val) : std::nullopt;
+      if (valid.max() == 0) {
+        this_const = Scalar::of_int(0);
+        idx = Expr(int64_t(0));
+        valid = Expr(int64_t(1));
+      }
+      std::string what = this_const && !acc ? "CONST" + this_const->repr() : "B" + std::to_string(i);
+      auto key = std::tuple(acc_index, int(localtype), what, idx.render(), valid.render());
+      auto it = load_cache_.find(key);
+      if (it == load_cache_.end()) {
+        const UOp* u;
+        if (acc) {
+          std::vector<const UOp*> src{g_.cnst(localtype, reduce_identity(acc))};
+          src.insert(src.end(), loop_ctx.begin(), loop_ctx.end());
+          u = g_.make(UOps::DEFINE_ACC, localtype, src, AccArg{i, acc_count++});
+        } else if (this_const) {
+          u = g_.cnst(localtype, *this_const);
+          if (valid.min() == 0 && valid.max() == 1)
+            u = g_.alu(Op::WHERE, {render(valid), u, g_.cnst(localtype, Scalar::of_int(0))});
+        } else {
+          std::vector<const UOp*> src{buf_uops_[size_t(i)], render(idx)};
+          if (valid.min() == 0) {
+            src.push_back(render(valid));
+            src.push_back(g_.cnst(localtype, Scalar::of_int(0)));
+          }
+          u = g_.make(UOps::LOAD, localtype, src);
+        }
+        it = load_cache_.emplace(key, u).first;
+      }
+      ret.push_back(it->second);
+    }
+    return ret;
+  }
+
+  std::vector<const UOp*> global_store(int i, const std::vector<Expr>& idxs,
+                                       const std::vector<const UOp*>& vals) {
+    std::vector<Expr> expand_vars = expand_idxs(idxs);
+    std::vector<std::vector<Expr>> per_dim;
+    for (const Expr& idx : idxs) per_dim.push_back(expand_node(idx, expand_vars));
+    size_t combos = idxs.empty() ? 1 : per_dim[0].size();
+    // as tinygrad's dict: a repeated index keeps its last value, at its first position
+    std::vector<std::pair<std::vector<Expr>, const UOp*>> stores;
+    for (size_t n = 0; n < combos && n < vals.size(); n++) {
+      std::vector<Expr> key;
+      for (auto& d : per_dim) key.push_back(d[n]);
+      auto it = std::find_if(stores.begin(), stores.end(), [&](auto& s) { return s.first == key; });
+      if (it != stores.end())
+        it->second = vals[n];
+      else
+        stores.push_back({key, vals[n]});
+    }
+    std::vector<const UOp*> out;
+    for (auto& [key, val] : stores) {
+      auto [idx, valid] = k_.sts[size_t(i)].expr_idxs(key);
+      std::vector<const UOp*> src{buf_uops_[size_t(i)], render(idx), val};
+      if (valid.min() != 1) src.push_back(render(valid));
+      out.push_back(g_.make(UOps::STORE, std::nullopt, src));
+    }
+    return out;
+  }
+
+  void render_reduceop(const LazyOp* reduceop, int r) {
+    std::vector<const UOp*> loop_ctx = render_loop(reduce_idxs_, r * 2 + 2, true);
+    accs_[reduceop] =
+        global_load(0, concat(global_idxs_, fake_reduce_idxs_, upcast_idxs_), reduceop, loop_ctx);
+    std::vector<Expr> early = concat(global_idxs_, reduce_idxs_, full_upcast_idxs_);
+    for (size_t i = 0; i < k_.bufs.size(); i++)
+      if (k_.is_early(k_.bufs[i])) loaded_[int(i)] = global_load(int(i), early);
+    // accumulators of earlier reduces, masked where the full buffer is invalid
+    Accs local_accs;
+    auto valids = expand_node(k_.sts[size_t(k_.full_buf_index)].expr_idxs(early).second, expand_idxs(early));
+    for (auto& [op, accs] : accs_) {
+      std::vector<const UOp*> gated;
+      for (size_t n = 0; n < accs.size(); n++) {
+        const UOp* a = accs[n];
+        if (n < valids.size() && valids[n].min() == 0 && valids[n].max() == 1)
+          a = g_.alu(Op::WHERE, {render(valids[n]), a, g_.cnst(op->dtype(), Scalar::of_int(0))});
+        gated.push_back(a);
+      }
+      local_accs[op] = gated;
+    }
+    std::vector<int> offs = k_.acc_offsets(k_.full_buf_index);
+    std::map<const LazyOp*, std::vector<const UOp*>> cache;
+    ast_parse(reduceop, local_accs, &offs, &accs_[reduceop], cache);
+    load_cache_.clear();
+  }
+
+  std::vector<const UOp*> ast_parse(const LazyOp* x, const Accs& accs, const std::vector<int>* offs,
+                                    std::vector<const UOp*>* reduce_acc,
+                                    std::map<const LazyOp*, std::vector<const UOp*>>& cache) {
+    if (auto it = cache.find(x); it != cache.end()) return it->second;
+    if (x->op == Op::LOAD || x->op == Op::CONST) return loaded_.at(buffer_of(x));
+    if (x->op == Op::CAST || x->op == Op::BITCAST) {
+      std::vector<const UOp*> out;
+      for (const UOp* u : ast_parse(x->src[0].get(), accs, offs, nullptr, cache))
+        out.push_back(g_.make(x->op == Op::CAST ? UOps::CAST : UOps::BITCAST, std::get<DType>(x->arg), {u}));
+      return out;
+    }
+    if (is_reduce(x->op) && !reduce_acc) {
+      const auto& a = accs.at(x);
+      if (!offs) return a;
+      std::vector<const UOp*> out;
+      for (int o : *offs) out.push_back(a.at(size_t(o)));
+      return out;
+    }
+    std::vector<std::vector<const UOp*>> values;
+    for (const LazyOpPtr& s : x->src) values.push_back(ast_parse(s.get(), accs, offs, nullptr, cache));
+    std::vector<const UOp*> ret;
+    if (is_reduce(x->op)) {
+      Op alu = x->op == Op::SUM ? Op::ADD : Op::MAX;
+      std::vector<const UOp*>& acc = *reduce_acc;
+      std::vector<const UOp*> input_acc = acc;
+      for (size_t n = 0; n < offs->size(); n++) {
+        size_t off = size_t((*offs)[n]);
+        acc[off] = g_.alu(alu, {values[0][n], acc[off]});
+        ret.push_back(acc[off]);
+      }
+      for (size_t off = 0; off < acc.size(); off++)
+        if (input_acc[off] != acc[off])
+          acc[off] = g_.make(UOps::PHI, input_acc[off]->dtype, {input_acc[off], acc[off]});
+    } else {
+      for (size_t n = 0; n < values[0].size(); n++) {
+        std::vector<const UOp*> src;
+        for (auto& v : values) src.push_back(v[n]);
+        ret.push_back(g_.alu(x->op, src));
+      }
+    }
+    cache[x] = ret;
+    return ret;
+  }
+
+  const Kernel& k_;
+  UOpGraph& g_;
+  std::vector<const UOp*> buf_uops_;
+  std::map<std::string, const UOp*> loop_uops_;
+  std::vector<Expr> global_idxs_, upcast_idxs_, full_upcast_idxs_, reduce_idxs_, fake_reduce_idxs_;
+  std::map<std::tuple<int, int, std::string, std::string, std::string>, const UOp*> load_cache_;
+  std::map<int, std::vector<const UOp*>> loaded_;
+  Accs accs_;
+};
+
+} // namespace
+
+const UOp* linearize_kernel(const Kernel& k, UOpGraph& g) { return Linearizer(k, g).run(); }
+
+} // namespace tg

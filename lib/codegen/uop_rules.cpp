@@ -1,0 +1,317 @@
+// codegen layer, rewrite rules: tinygrad 0.9.1's constant_folder as a table of (pattern, rewrite)
+// pairs, and fold_alu, the constant evaluator the rules use.
+#include "codegen/uops.h"
+
+#include <cmath>
+
+namespace tg {
+
+// ---------------------------------------------------------------- exec_alu
+
+namespace {
+
+double python_max(double a, double b) { return b > a ? b : a; }
+
+std::optional<Scalar> exec_float(Op op, const std::vector<Scalar>& x) {
+  double a = x[0].as_double(), b = x.size() > 1 ? x[1].as_double() : 0.0;
+  switch (op) {
+  case Op::EXP2:
+    return Scalar::of_float(std::exp2(a));
+  case Op::LOG2:
+    return Scalar::of_float(a > 0 ? std::log2(a) : a == 0 ? -INFINITY : NAN);
+  case Op::SIN:
+    return Scalar::of_float(std::isinf(a) ? NAN : std::sin(a));
+  case Op::SQRT:
+    return Scalar::of_float(a >= 0 ? std::sqrt(a) : NAN);
+  case Op::RECIP:
+    return Scalar::of_float(a != 0 ? 1.0 / a : std::copysign(INFINITY, a));
+  case Op::NEG:
+    return Scalar::of_float(-a);
+  case Op::ADD:
+    return Scalar::of_float(a + b);
+  case Op::MUL:
+    return Scalar::of_float(a * b);
+  case Op::MAX:
+    return Scalar::of_float(python_max(a, b));
+  case Op::CMPLT:
+    return Scalar::of_bool(a < b);
+  case Op::CMPNE:
+    return Scalar::of_bool(a != b);
+  default:
+    return std::nullopt;
+  }
+}
+
+std::optional<Scalar> exec_int(Op op, const std::vector<Scalar>& x, bool is_unsigned_op) {
+  int64_t a = x[0].as_int(), b = x.size() > 1 ? x[1].as_int() : 0;
+  uint64_t ua = uint64_t(a), ub = uint64_t(b);
+  auto lt = [&] { return is_unsigned_op ? ua < ub : a < b; };
+  switch (op) {
+  case Op::NEG:
+    return Scalar::of_int(int64_t(0 - ua));
+  case Op::ADD:
+    return Scalar::of_int(int64_t(ua + ub));
+  case Op::MUL:
+    return Scalar::of_int(int64_t(ua * ub));
+  case Op::MAX:
+    return Scalar::of_int(lt() ? b : a);
+  case Op::CMPLT:
+    return Scalar::of_bool(lt());
+  case Op::CMPNE:
+    return Scalar::of_bool(a != b);
+  case Op::XOR:
+    return Scalar::of_int(a ^ b);
+  case Op::SHL:
+    return Scalar::of_int(b < 64 ? int64_t(ua << b) : 0);
+  case Op::SHR:
+    if (is_unsigned_op) return Scalar::of_int(b < 64 ? int64_t(ua >> b) : 0);
+    return Scalar::of_int(b < 64 ? (a >> b) : (a < 0 ? -1 : 0));
+  case Op::IDIV:
+    if (b == 0) return std::nullopt;
+    if (is_unsigned_op) return Scalar::of_int(int64_t(ua / ub));
+    if (b == -1) return Scalar::of_int(int64_t(0 - ua));
+    return Scalar::of_int(a / b);
+  case Op::MOD:
+    if (b == 0) return std::nullopt;
+    if (is_unsigned_op) return Scalar::of_int(int64_t(ua % ub));
+    if (b == -1) return Scalar::of_int(0);
+    return Scalar::of_int(a % b);
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+std::optional<Scalar> fold_alu(Op op, DType dtype, const std::vector<Scalar>& operands, DType operand_dtype) {
+  std::optional<Scalar> r;
+  if (op == Op::WHERE) {
+    r = operands[0].truthy() ? operands[1] : operands[2];
+  } else if (operand_dtype == DType::Bool) {
+    bool a = operands[0].truthy(), b = operands.size() > 1 && operands[1].truthy();
+    switch (op) {
+    case Op::NEG:
+      r = Scalar::of_bool(!a);
+      break;
+    case Op::ADD:
+    case Op::MAX:
+      r = Scalar::of_bool(a || b);
+      break;
+    case Op::MUL:
+      r = Scalar::of_bool(a && b);
+      break;
+    case Op::XOR:
+    case Op::CMPNE:
+      r = Scalar::of_bool(a != b);
+      break;
+    case Op::CMPLT:
+      r = Scalar::of_bool(!a && b);
+      break;
+    default:
+      return std::nullopt;
+    }
+  } else if (is_float(operand_dtype)) {
+    r = exec_float(op, operands);
+  } else {
+    r = exec_int(op, operands, is_unsigned(operand_dtype));
+  }
+  if (!r) return std::nullopt;
+  return truncate(*r, dtype);
+}
+
+// ---------------------------------------------------------------- constant_folder
+
+namespace {
+
+using P = UPat;
+bool int_like(const UOp* u) { return u->dtype && (is_int(*u->dtype) || *u->dtype == DType::Bool); }
+bool int_typed(const UOp* u) { return u->dtype && is_int(*u->dtype); }
+
+const UOp* fold_const_alu(const UOp* root, UOpGraph& g) {
+  if (root->op != UOps::ALU || !root->dtype) return nullptr;
+  std::vector<Scalar> vals;
+  for (const UOp* s : root->src) {
+    if (s->op != UOps::CONST) return nullptr;
+    vals.push_back(s->value());
+  }
+  DType operand_dtype = root->src.back()->dtype.value_or(*root->dtype);
+  if (root->alu() == Op::CMPLT || root->alu() == Op::CMPNE)
+    operand_dtype = root->src[0]->dtype.value_or(operand_dtype);
+  auto r = fold_alu(root->alu(), *root->dtype, vals, operand_dtype);
+  return r ? g.cnst(*root->dtype, *r) : nullptr;
+}
+
+// value of a CONST cast to dtype, as C would convert it (nullopt where C is undefined)
+std::optional<Scalar> cast_const(const Scalar& v, DType from, DType to) {
+  if (to == DType::Bool) return Scalar::of_bool(v.truthy());
+  if (is_int(to) && v.kind == Scalar::Kind::Float) {
+    if (!std::isfinite(v.f) || std::fabs(v.f) >= 9.2e18) return std::nullopt;
+    return truncate(Scalar::of_int(int64_t(v.f)), to);
+  }
+  if (is_float(to) && is_unsigned(from) && v.kind == Scalar::Kind::Int)
+    return truncate(Scalar::of_float(double(uint64_t(v.i))), to);
+  return truncate(as_const(v, to), to);
+}
+
+std::vector<RewriteRule> make_constant_folder_rules() {
+  std::vector<RewriteRule> r;
+  auto x = P::any("x");
+  // ** constant folding **
+  r.push_back({"alu(const, ...) -> const",
+               [] {
+                 P p;
+                 p.op = UOps::ALU;
+                 return p;
+               }(),
+               [](const Bindings&, const UOp* root, UOpGraph& g) { return fold_const_alu(root, g); }});
+  r.push_back({"cast(const) -> const", P::of(UOps::CAST, {P::cvar("c")}),
+               [](const Bindings& b, const UOp* root, UOpGraph& g) -> const UOp* {
+                 const UOp* c = b.at("c");
+                 auto v = cast_const(c->value(), c->dtype.value_or(*root->dtype), *root->dtype);
+                 return v ? g.cnst(*root->dtype, *v) : nullptr;
+               }});
+  r.push_back({"cast(x) to x's dtype -> x", P::of(UOps::CAST, {x}),
+               [](const Bindings& b, const UOp* root, UOpGraph&) -> const UOp* {
+                 return b.at("x")->dtype == root->dtype ? b.at("x") : nullptr;
+               }});
+  // ** accumulators: a DEFINE_ACC outside any loop is its initial value **
+  r.push_back(
+      {"define_acc(const) -> const", P::of(UOps::DEFINE_ACC, {P::cvar("c")}),
+       [](const Bindings& b, const UOp* root, UOpGraph& g) { return g.cast(b.at("c"), *root->dtype); }});
+  r.push_back({"phi(acc, acc) -> acc init",
+               P::of(UOps::PHI, {[] {
+                                   P a = P::any("acc");
+                                   a.op = UOps::DEFINE_ACC;
+                                   return a;
+                                 }(),
+                                 P::any("acc")}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) {
+                 const UOp* acc = b.at("acc");
+                 return g.cast(acc->src[0], *acc->dtype);
+               }});
+  r.push_back({"phi(const, x) -> x", P::of(UOps::PHI, {P::cvar("c"), x}),
+               [](const Bindings& b, const UOp*, UOpGraph&) { return b.at("x"); }});
+  // ** conditionals **
+  r.push_back({"where(g, v, v) -> v", P::of_alu(Op::WHERE, {P::any(), P::any("v"), P::any("v")}),
+               [](const Bindings& b, const UOp*, UOpGraph&) { return b.at("v"); }});
+  r.push_back({"where(const, a, b) -> a or b", P::of_alu(Op::WHERE, {P::cvar("c"), P::any("a"), P::any("b")}),
+               [](const Bindings& b, const UOp*, UOpGraph&) {
+                 return b.at("c")->value().truthy() ? b.at("a") : b.at("b");
+               }});
+  // ** self folding **
+  r.push_back({"-(-x) -> x", P::of_alu(Op::NEG, {P::of_alu(Op::NEG, {x})}),
+               [](const Bindings& b, const UOp*, UOpGraph&) { return b.at("x"); }});
+  r.push_back({"x+0 -> x", P::of_alu(Op::ADD, {x, P::cnst(0)}),
+               [](const Bindings& b, const UOp*, UOpGraph&) { return b.at("x"); }});
+  r.push_back({"x*1 -> x", P::of_alu(Op::MUL, {x, P::cnst(1)}),
+               [](const Bindings& b, const UOp*, UOpGraph&) { return b.at("x"); }});
+  r.push_back({"x*-1 -> -x", P::of_alu(Op::MUL, {x, P::cnst(-1)}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+                 return b.at("x")->dtype != DType::Bool ? g.neg(b.at("x")) : nullptr;
+               }});
+  r.push_back({"x*0 -> 0 (ints)", P::of_alu(Op::MUL, {x, P::cnst(0)}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+                 return int_like(b.at("x")) ? g.like(b.at("x"), 0) : nullptr;
+               }});
+  r.push_back({"x//1 -> x", P::of_alu(Op::IDIV, {x, P::cnst(1)}),
+               [](const Bindings& b, const UOp*, UOpGraph&) { return b.at("x"); }});
+  r.push_back({"x//-1 -> -x", P::of_alu(Op::IDIV, {x, P::cnst(-1)}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) { return g.neg(b.at("x")); }});
+  r.push_back({"x%1 -> 0", P::of_alu(Op::MOD, {x, P::cnst(1)}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) { return g.like(b.at("x"), 0); }});
+  // ** index arithmetic (ints only: exact there, not for floats) **
+  r.push_back(
+      {"(x+c1)+c2 -> x+(c1+c2)", P::of_alu(Op::ADD, {P::of_alu(Op::ADD, {x, P::cvar("c1")}), P::cvar("c2")}),
+       [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+         const UOp* v = b.at("x");
+         if (!int_typed(v)) return nullptr;
+         return g.add(v, g.cnst(*v->dtype, Scalar::of_int(b.at("c1")->value().i + b.at("c2")->value().i)));
+       }});
+  r.push_back(
+      {"(x*c1)*c2 -> x*(c1*c2)", P::of_alu(Op::MUL, {P::of_alu(Op::MUL, {x, P::cvar("c1")}), P::cvar("c2")}),
+       [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+         const UOp* v = b.at("x");
+         if (!int_typed(v)) return nullptr;
+         return g.mul(v, g.cnst(*v->dtype, Scalar::of_int(b.at("c1")->value().i * b.at("c2")->value().i)));
+       }});
+  r.push_back(
+      {"x*c0+x*c1 -> x*(c0+c1)",
+       P::of_alu(Op::ADD, {P::of_alu(Op::MUL, {x, P::cvar("c0")}), P::of_alu(Op::MUL, {x, P::cvar("c1")})}),
+       [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+         const UOp* v = b.at("x");
+         if (!int_typed(v)) return nullptr;
+         return g.mul(v, g.cnst(*v->dtype, Scalar::of_int(b.at("c0")->value().i + b.at("c1")->value().i)));
+       }});
+  r.push_back({"x+x*c -> x*(c+1)", P::of_alu(Op::ADD, {x, P::of_alu(Op::MUL, {x, P::cvar("c")})}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+                 const UOp* v = b.at("x");
+                 if (!int_typed(v)) return nullptr;
+                 return g.mul(v, g.cnst(*v->dtype, Scalar::of_int(b.at("c")->value().i + 1)));
+               }});
+  r.push_back({"(x*c)//c -> x", P::of_alu(Op::IDIV, {P::of_alu(Op::MUL, {x, P::cvar("c")}), P::cvar("c")}),
+               [](const Bindings& b, const UOp*, UOpGraph&) -> const UOp* {
+                 return int_typed(b.at("x")) && b.at("c")->value().i != 0 ? b.at("x") : nullptr;
+               }});
+  r.push_back({"(x//c0)//c1 -> x//(c0*c1)",
+               P::of_alu(Op::IDIV, {P::of_alu(Op::IDIV, {x, P::cvar("c0")}), P::cvar("c1")}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+                 const UOp* v = b.at("x");
+                 int64_t c0 = b.at("c0")->value().i, c1 = b.at("c1")->value().i;
+                 if (!int_typed(v) || c0 <= 0 || c1 <= 0) return nullptr;
+                 return g.alu(Op::IDIV, {v, g.cnst(*v->dtype, Scalar::of_int(c0 * c1))});
+               }});
+  r.push_back({"c0+x < c1 -> x < c1-c0",
+               P::of_alu(Op::CMPLT, {P::of_alu(Op::ADD, {P::cvar("c0"), x}), P::cvar("c1")}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+                 const UOp* v = b.at("x");
+                 if (!int_typed(v)) return nullptr;
+                 return g.alu(Op::CMPLT, {v, g.cnst(*v->dtype, Scalar::of_int(b.at("c1")->value().i -
+                                                                              b.at("c0")->value().i))});
+               }});
+  r.push_back({"-x < c -> -c < x", P::of_alu(Op::CMPLT, {P::of_alu(Op::NEG, {x}), P::cvar("c")}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+                 const UOp* v = b.at("x");
+                 if (!int_typed(v)) return nullptr;
+                 return g.alu(Op::CMPLT, {g.cnst(*v->dtype, Scalar::of_int(-b.at("c")->value().i)), v});
+               }});
+  // ** gated loads and stores with a constant gate **
+  r.push_back({"load(buf, idx, true, alt) -> load(buf, idx)",
+               P::of(UOps::LOAD, {P::any("buf"), P::any("idx"), P::cnst(1), P::cvar("alt")}),
+               [](const Bindings& b, const UOp* root, UOpGraph& g) {
+                 return g.make(UOps::LOAD, root->dtype, {b.at("buf"), b.at("idx")});
+               }});
+  r.push_back({"load(buf, idx, false, alt) -> alt",
+               P::of(UOps::LOAD, {P::any(), P::any(), P::cnst(0), P::cvar("alt")}),
+               [](const Bindings& b, const UOp*, UOpGraph&) { return b.at("alt"); }});
+  r.push_back({"store(buf, idx, v, true) -> store(buf, idx, v)",
+               P::of(UOps::STORE, {P::any("buf"), P::any("idx"), P::any("v"), P::cnst(1)}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) {
+                 return g.make(UOps::STORE, std::nullopt, {b.at("buf"), b.at("idx"), b.at("v")});
+               }});
+  r.push_back({"store(buf, idx, v, false) -> noop",
+               P::of(UOps::STORE, {P::any(), P::any(), P::any(), P::cnst(0)}),
+               [](const Bindings&, const UOp*, UOpGraph& g) { return g.make(UOps::NOOP, std::nullopt); }});
+  r.push_back({"sink drops noops",
+               [] {
+                 P p;
+                 p.op = UOps::SINK;
+                 return p;
+               }(),
+               [](const Bindings&, const UOp* root, UOpGraph& g) -> const UOp* {
+                 std::vector<const UOp*> keep;
+                 for (const UOp* s : root->src)
+                   if (s->op != UOps::NOOP) keep.push_back(s);
+                 if (keep.size() == root->src.size()) return nullptr;
+                 return g.make(UOps::SINK, std::nullopt, keep, root->arg);
+               }});
+  return r;
+}
+
+} // namespace
+
+const PatternMatcher& constant_folder() {
+  static const PatternMatcher pm(make_constant_folder_rules());
+  return pm;
+}
+
+} // namespace tg

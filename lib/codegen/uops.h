@@ -1,0 +1,186 @@
+// codegen layer, UOps: tinygrad 0.9.1's codegen/uops.py. A kernel is a DAG of UOps (the
+// linearizer's output), rewritten by pattern rules (constant folding, x*1, x+0 ...) and
+// then linearized into a list a renderer walks top to bottom. UOps are hash-consed inside a
+// UOpGraph: building the same (op, dtype, src, arg) twice returns the same pointer.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "dtype/dtype.h"
+#include "ops/ops.h"
+
+namespace tg {
+
+// The order is tinygrad's: it breaks ties in the toposort.
+enum class UOps : uint8_t {
+  SINK,
+  DEFINE_GLOBAL,
+  DEFINE_VAR,
+  DEFINE_LOCAL,
+  DEFINE_ACC,
+  CONST,
+  SPECIAL,
+  NOOP,
+  GEP,
+  CAST,
+  BITCAST,
+  ALU,
+  LOAD,
+  STORE,
+  PHI,
+  BARRIER,
+  IF,
+  RANGE,
+  ENDRANGE,
+  ENDIF,
+};
+std::string_view uops_name(UOps op); // "UOps.ALU"
+
+struct GlobalArg { // DEFINE_GLOBAL: data<idx>, written by the kernel or not
+  int idx;
+  bool mutable_;
+  bool operator==(const GlobalArg&) const = default;
+};
+struct LoopArg { // RANGE: loop depth (1 global, 2+ reduce), index at that depth, reduce loop?
+  int depth;
+  int index;
+  bool reduce;
+  bool operator==(const LoopArg&) const = default;
+};
+struct AccArg { // DEFINE_ACC: which buffer the accumulator shadows, and its number
+  int buf;
+  int count;
+  bool operator==(const AccArg&) const = default;
+};
+struct VarArg { // DEFINE_VAR / SPECIAL: a named int
+  std::string name;
+  int64_t min = 0, max = 0;
+  bool operator==(const VarArg&) const = default;
+};
+// ALU: the Op; CONST: the value; GEP: the lane.
+using UOpArg = std::variant<std::monostate, Op, Scalar, int, GlobalArg, LoopArg, AccArg, VarArg>;
+
+struct UOp {
+  UOps op;
+  std::optional<DType> dtype; // none for STORE, SINK, END*; for DEFINE_GLOBAL the pointee
+  std::vector<const UOp*> src;
+  UOpArg arg;
+  uint32_t id = 0; // creation order inside its graph
+
+  Op alu() const { return std::get<Op>(arg); }
+  const Scalar& value() const { return std::get<Scalar>(arg); }
+  bool is_alu(Op o) const { return op == UOps::ALU && alu() == o; }
+  bool is_const() const { return op == UOps::CONST; }
+};
+
+// Owns UOps and interns them. Builders mirror tinygrad's UOp helpers.
+class UOpGraph {
+public:
+  UOpGraph() = default;
+  UOpGraph(const UOpGraph&) = delete;
+  UOpGraph& operator=(const UOpGraph&) = delete;
+
+  const UOp* make(UOps op, std::optional<DType> dtype, std::vector<const UOp*> src = {}, UOpArg arg = {});
+  const UOp* cnst(DType dtype, const Scalar& value); // value taken as the dtype's kind (as_const)
+  const UOp* cnst_int(int64_t v) { return cnst(DType::Int32, Scalar::of_int(v)); }
+  const UOp* alu(Op op, std::vector<const UOp*> src); // dtype: bool for compares, else last src's
+  const UOp* cast(const UOp* x, DType dtype) { return make(UOps::CAST, dtype, {x}); }
+
+  // Python-operator shorthands over ALU, with an int/float constant on the right in x's dtype.
+  const UOp* add(const UOp* a, const UOp* b) { return alu(Op::ADD, {a, b}); }
+  const UOp* mul(const UOp* a, const UOp* b) { return alu(Op::MUL, {a, b}); }
+  const UOp* neg(const UOp* a) { return alu(Op::NEG, {a}); }
+  const UOp* like(const UOp* x, int64_t v); // constant v in x's dtype
+
+  size_t size() const { return nodes_.size(); }
+
+private:
+  struct KeyHash {
+    size_t operator()(const UOp* u) const;
+  };
+  struct KeyEq {
+    bool operator()(const UOp* a, const UOp* b) const;
+  };
+  std::deque<UOp> nodes_;
+  std::unordered_map<const UOp*, const UOp*, KeyHash, KeyEq> intern_;
+};
+
+// ---- rewrite rules as data ----
+
+// A pattern over UOps. Unset fields match anything; `name` binds the matched UOp (a second
+// use of the same name must bind the same UOp). Commutative ALU patterns try both orders.
+struct UPat {
+  std::optional<UOps> op;
+  std::optional<Op> alu;
+  std::optional<double> value; // CONST whose value equals this number (0 matches 0, 0.0, False)
+  std::optional<DType> dtype;
+  std::vector<UPat> src;
+  bool match_src = false; // src given (else any sources)
+  std::string name;
+
+  static UPat any(std::string name = "") {
+    UPat p;
+    p.name = std::move(name);
+    return p;
+  }
+  static UPat cvar(std::string name) {
+    UPat p;
+    p.op = UOps::CONST;
+    p.name = std::move(name);
+    return p;
+  }
+  static UPat cnst(double v) {
+    UPat p;
+    p.op = UOps::CONST;
+    p.value = v;
+    return p;
+  }
+  static UPat of(UOps op, std::vector<UPat> src, std::string name = "");
+  static UPat of_alu(Op op, std::vector<UPat> src, std::string name = "");
+};
+
+using Bindings = std::unordered_map<std::string, const UOp*>;
+bool match(const UOp* u, const UPat& pat, Bindings& store);
+
+struct RewriteRule {
+  std::string description; // "x*1 -> x": shows up in tests and debugging
+  UPat pattern;
+  // returns the replacement, or nullptr to leave the UOp alone
+  std::function<const UOp*(const Bindings&, const UOp* root, UOpGraph&)> rewrite;
+};
+
+class PatternMatcher {
+public:
+  explicit PatternMatcher(std::vector<RewriteRule> rules) : rules_(std::move(rules)) {}
+  const UOp* rewrite(const UOp* u, UOpGraph& g) const; // first rule that fires, or nullptr
+  const std::vector<RewriteRule>& rules() const { return rules_; }
+
+private:
+  std::vector<RewriteRule> rules_;
+};
+
+// tinygrad's constant_folder: constant folding and algebraic self-folding.
+const PatternMatcher& constant_folder();
+
+// Rebuilds `sink` bottom-up, applying `pm` to every node until none fires.
+const UOp* graph_rewrite(const UOp* sink, const PatternMatcher& pm, UOpGraph& g);
+
+// Toposort from SINK into the order a renderer emits, inserting ENDRANGE/ENDIF. The SINK
+// itself is dropped.
+std::vector<const UOp*> linearize_uops(const UOp* sink, UOpGraph& g);
+
+// One line per UOp, like tinygrad's UOpGraph.print(): index, op, dtype, src indices, arg.
+std::string uops_to_string(const std::vector<const UOp*>& uops);
+
+// Constant folding of one ALU op (tinygrad's exec_alu with C's integer semantics): evaluates an ALU op on
+// constants in `dtype` (the result's) with `operand_dtype` the inputs' dtype. nullopt where folding would
+// hide a runtime trap (x/0).
+std::optional<Scalar> fold_alu(Op op, DType dtype, const std::vector<Scalar>& operands, DType operand_dtype);
+
+} // namespace tg

@@ -1,0 +1,660 @@
+// Graph, schedule and program artifacts: their fields in order (see formats/*.md), the binary
+// header and JSON framing, kind and version checks, and the error wording.
+#include "io/archive_codec.h"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <sstream>
+#include <unordered_map>
+
+#include "io/artifact.h"
+#include "util/error.h"
+
+namespace tg {
+
+namespace {
+
+using namespace codec;
+
+constexpr std::string_view kMagic = "TGART";
+constexpr size_t kHeaderSize = kMagic.size() + 1 + 4;
+
+// LazyArg: monostate, Scalar, DType, Axes.
+constexpr const char* kLazyArgKeys[] = {nullptr, "const", "dtype", "axes"};
+
+template <class A> void put_lazy_arg(A& ar, const LazyArg& arg) {
+  uint8_t tag = uint8_t(arg.index());
+  put_variant(ar, "arg", tag, kLazyArgKeys[tag], [&](auto& a, const char* key) {
+    if (auto* s = std::get_if<Scalar>(&arg))
+      put_scalar(a, key, *s);
+    else if (auto* dt = std::get_if<DType>(&arg))
+      put_dtype(a, key, *dt);
+    else
+      put_ints(a, key, std::get<Axes>(arg));
+  });
+}
+template <class A> LazyArg get_lazy_arg(A& ar) {
+  LazyArg arg;
+  get_variant(ar, "arg", kLazyArgKeys, 4, [&](auto& a, const char* key, int tag) {
+    if (tag == 1)
+      arg = get_scalar(a, key);
+    else if (tag == 2)
+      arg = get_dtype(a, key);
+    else
+      arg = get_ints<int>(a, key);
+  });
+  return arg;
+}
+
+// LazyOpArg: monostate, DType, Axes, MemBuffer, ConstBuffer.
+constexpr const char* kOpArgKeys[] = {nullptr, "dtype", "axes", "buffer", "const"};
+
+template <class A> void put_op_arg(A& ar, const LazyOpArg& arg) {
+  uint8_t tag = uint8_t(arg.index());
+  put_variant(ar, "arg", tag, kOpArgKeys[tag], [&](auto& a, const char* key) {
+    if (auto* dt = std::get_if<DType>(&arg))
+      put_dtype(a, key, *dt);
+    else if (auto* axes = std::get_if<Axes>(&arg))
+      put_ints(a, key, *axes);
+    else if (auto* mb = std::get_if<MemBuffer>(&arg))
+      put_object(a, key, [&](auto& b) {
+        field(b, "idx", mb->idx);
+        put_dtype(b, "dtype", mb->dtype);
+        put_st(b, "st", mb->st);
+      });
+    else {
+      const ConstBuffer& cb = std::get<ConstBuffer>(arg);
+      put_object(a, key, [&](auto& b) {
+        put_scalar(b, "value", cb.val);
+        put_dtype(b, "dtype", cb.dtype);
+        put_st(b, "st", cb.st);
+      });
+    }
+  });
+}
+template <class A> LazyOpArg get_op_arg(A& ar) {
+  LazyOpArg arg;
+  get_variant(ar, "arg", kOpArgKeys, 5, [&](auto& a, const char* key, int tag) {
+    if (tag == 1)
+      arg = get_dtype(a, key);
+    else if (tag == 2)
+      arg = get_ints<int>(a, key);
+    else if (tag == 3)
+      get_object(a, key, [&](auto& b) {
+        MemBuffer mb;
+        mb.idx = get<int>(b, "idx");
+        mb.dtype = get_dtype(b, "dtype");
+        mb.st = get_st(b, "st");
+        arg = std::move(mb);
+      });
+    else
+      get_object(a, key, [&](auto& b) {
+        ConstBuffer cb;
+        cb.val = get_scalar(b, "value");
+        cb.dtype = get_dtype(b, "dtype");
+        cb.st = get_st(b, "st");
+        arg = std::move(cb);
+      });
+  });
+  return arg;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Graph.
+template <class A> void put_graph(A& ar, const Graph& g) {
+  put_array(ar, "nodes", g.nodes.size(), [&](auto& a, size_t i) {
+    const LazyNode& n = g.nodes[i];
+    put_object(a, nullptr, [&](auto& b) {
+      put_op(b, "op", n.op);
+      put_dtype(b, "dtype", n.dtype);
+      put_ints(b, "shape", n.shape);
+      put_ints(b, "src", n.srcs);
+      put_lazy_arg(b, n.arg);
+      put_st(b, "st", n.st);
+      put_string(b, "name", n.name);
+      put_bytes(b, "data", n.data);
+    });
+  });
+  put_array(ar, "inputs", g.inputs.size(), [&](auto& a, size_t i) {
+    put_object(a, nullptr, [&](auto& b) {
+      put_string(b, "name", g.inputs[i].name);
+      field(b, "node", g.inputs[i].node);
+      field(b, "requires_grad", g.inputs[i].requires_grad);
+    });
+  });
+  put_array(ar, "outputs", g.outputs.size(), [&](auto& a, size_t i) {
+    put_object(a, nullptr, [&](auto& b) {
+      put_string(b, "name", g.outputs[i].name);
+      field(b, "node", g.outputs[i].node);
+    });
+  });
+}
+template <class A> Graph get_graph(A& ar) {
+  Graph g;
+  get_array(ar, "nodes", [&](auto& a) {
+    get_object(a, nullptr, [&](auto& b) {
+      LazyNode n;
+      n.op = get_op(b, "op");
+      n.dtype = get_dtype(b, "dtype");
+      n.shape = get_ints<int64_t>(b, "shape");
+      n.srcs = get_ints<NodeId>(b, "src");
+      n.arg = get_lazy_arg(b);
+      n.st = get_st(b, "st");
+      n.name = get_string(b, "name");
+      n.data = get_bytes(b, "data");
+      g.nodes.push_back(std::move(n));
+    });
+  });
+  get_array(ar, "inputs", [&](auto& a) {
+    get_object(a, nullptr, [&](auto& b) {
+      GraphInput in;
+      in.name = get_string(b, "name");
+      in.node = get<NodeId>(b, "node");
+      in.requires_grad = get<bool>(b, "requires_grad");
+      g.inputs.push_back(std::move(in));
+    });
+  });
+  get_array(ar, "outputs", [&](auto& a) {
+    get_object(a, nullptr, [&](auto& b) {
+      GraphOutput out;
+      out.name = get_string(b, "name");
+      out.node = get<NodeId>(b, "node");
+      g.outputs.push_back(std::move(out));
+    });
+  });
+  return g;
+}
+
+// Buffer roles: names in JSON, one byte in binary.
+constexpr const char* kRoleNames[] = {"input", "output", "intermediate", "constant"};
+
+template <class A> void put_role(A& ar, const char* name, BufferRole role) {
+  if constexpr (kJson<A>)
+    field(ar, name, std::string(kRoleNames[int(role)]));
+  else
+    field(ar, name, uint8_t(role));
+}
+template <class A> BufferRole get_role(A& ar, const char* name) {
+  return in_leaf(name, [&] {
+    if constexpr (kJson<A>) {
+      std::string s = get<std::string>(ar, name);
+      for (int i = 0; i < 4; ++i)
+        if (s == kRoleNames[i]) return BufferRole(i);
+      corrupt("unknown buffer role '" + s + "'");
+    } else {
+      uint8_t v = get<uint8_t>(ar, name);
+      if (v >= 4) corrupt("buffer role code " + std::to_string(v) + " out of range");
+      return BufferRole(v);
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buffer table and named buffers (schedule and program).
+template <class A> void put_buffers(A& ar, const std::vector<BufferInfo>& bufs) {
+  put_array(ar, "buffers", bufs.size(), [&](auto& a, size_t i) {
+    const BufferInfo& b = bufs[i];
+    put_object(a, nullptr, [&](auto& c) {
+      field(c, "id", b.id);
+      put_dtype(c, "dtype", b.dtype);
+      field(c, "size", b.size);
+      put_role(c, "role", b.role);
+      put_string(c, "name", b.name);
+      put_bytes(c, "data", b.data);
+    });
+  });
+}
+template <class A> std::vector<BufferInfo> get_buffers(A& ar) {
+  std::vector<BufferInfo> bufs;
+  get_array(ar, "buffers", [&](auto& a) {
+    get_object(a, nullptr, [&](auto& c) {
+      BufferInfo b;
+      b.id = get<int>(c, "id");
+      b.dtype = get_dtype(c, "dtype");
+      b.size = get<int64_t>(c, "size");
+      b.role = get_role(c, "role");
+      b.name = get_string(c, "name");
+      b.data = get_bytes(c, "data");
+      bufs.push_back(std::move(b));
+    });
+  });
+  return bufs;
+}
+
+template <class A> void put_named(A& ar, const char* name, const std::vector<NamedBuffer>& xs) {
+  put_array(ar, name, xs.size(), [&](auto& a, size_t i) {
+    put_object(a, nullptr, [&](auto& b) {
+      put_string(b, "name", xs[i].name);
+      field(b, "buffer", xs[i].buffer);
+      put_ints(b, "shape", xs[i].shape);
+      put_dtype(b, "dtype", xs[i].dtype);
+    });
+  });
+}
+template <class A> std::vector<NamedBuffer> get_named(A& ar, const char* name) {
+  std::vector<NamedBuffer> xs;
+  get_array(ar, name, [&](auto& a) {
+    get_object(a, nullptr, [&](auto& b) {
+      NamedBuffer nb;
+      nb.name = get_string(b, "name");
+      nb.buffer = get<int>(b, "buffer");
+      nb.shape = get_ints<int64_t>(b, "shape");
+      nb.dtype = get_dtype(b, "dtype");
+      xs.push_back(std::move(nb));
+    });
+  });
+  return xs;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A kernel's LazyOp trees, flattened: "ast" lists every distinct node after its sources
+// (shared subtrees once), "roots" the indices of the trees in order.
+struct FlatAst {
+  std::vector<const LazyOp*> nodes;
+  std::vector<std::vector<uint32_t>> srcs;
+  std::vector<uint32_t> roots;
+};
+
+uint32_t flatten(const LazyOp* op, FlatAst& flat, std::unordered_map<const LazyOp*, uint32_t>& seen) {
+  if (auto it = seen.find(op); it != seen.end()) return it->second;
+  std::vector<uint32_t> srcs;
+  for (const LazyOpPtr& s : op->src) {
+    if (!s) throw Error("RuntimeError", "cannot write a schedule: a LazyOp has a null source");
+    srcs.push_back(flatten(s.get(), flat, seen));
+  }
+  uint32_t id = uint32_t(flat.nodes.size());
+  flat.nodes.push_back(op);
+  flat.srcs.push_back(std::move(srcs));
+  seen.emplace(op, id);
+  return id;
+}
+
+template <class A> void put_kernels(A& ar, const std::vector<ScheduleKernel>& kernels) {
+  put_array(ar, "kernels", kernels.size(), [&](auto& a, size_t k) {
+    FlatAst flat;
+    std::unordered_map<const LazyOp*, uint32_t> seen;
+    for (const LazyOpPtr& root : kernels[k].ast) {
+      if (!root)
+        throw Error("RuntimeError",
+                    "cannot write a schedule: kernel " + std::to_string(k) + " has a null ast");
+      flat.roots.push_back(flatten(root.get(), flat, seen));
+    }
+    put_object(a, nullptr, [&](auto& b) {
+      put_array(b, "ast", flat.nodes.size(), [&](auto& c, size_t i) {
+        put_object(c, nullptr, [&](auto& d) {
+          put_op(d, "op", flat.nodes[i]->op);
+          put_ints(d, "src", flat.srcs[i]);
+          put_op_arg(d, flat.nodes[i]->arg);
+        });
+      });
+      put_ints(b, "roots", flat.roots);
+      put_ints(b, "bufs", kernels[k].bufs);
+    });
+  });
+}
+
+template <class A> std::vector<ScheduleKernel> get_kernels(A& ar) {
+  std::vector<ScheduleKernel> kernels;
+  get_array(ar, "kernels", [&](auto& a) {
+    get_object(a, nullptr, [&](auto& b) {
+      ScheduleKernel kernel;
+      std::vector<LazyOpPtr> nodes;
+      get_array(b, "ast", [&](auto& c) {
+        get_object(c, nullptr, [&](auto& d) {
+          Op op = get_op(d, "op");
+          std::vector<uint32_t> srcs = get_ints<uint32_t>(d, "src");
+          LazyOpArg arg = get_op_arg(d);
+          std::vector<LazyOpPtr> src;
+          for (uint32_t s : srcs) {
+            if (s >= nodes.size()) corrupt("source " + std::to_string(s) + " is not an earlier node");
+            src.push_back(nodes[s]);
+          }
+          nodes.push_back(LazyOp::make(op, std::move(src), std::move(arg)));
+        });
+      });
+      for (uint32_t r : get_ints<uint32_t>(b, "roots")) {
+        if (r >= nodes.size()) corrupt("root " + std::to_string(r) + " is not a node of the ast");
+        kernel.ast.push_back(nodes[r]);
+      }
+      kernel.bufs = get_ints<int>(b, "bufs");
+      kernels.push_back(std::move(kernel));
+    });
+  });
+  return kernels;
+}
+
+template <class A> void put_schedule(A& ar, const Schedule& s) {
+  put_buffers(ar, s.buffers);
+  put_kernels(ar, s.kernels);
+  put_named(ar, "inputs", s.inputs);
+  put_named(ar, "outputs", s.outputs);
+}
+template <class A> Schedule get_schedule(A& ar) {
+  Schedule s;
+  s.buffers = get_buffers(ar);
+  s.kernels = get_kernels(ar);
+  s.inputs = get_named(ar, "inputs");
+  s.outputs = get_named(ar, "outputs");
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Program.
+template <class A> void put_program(A& ar, const Program& p) {
+  put_string(ar, "device", p.device);
+  put_buffers(ar, p.buffers);
+  put_array(ar, "kernels", p.kernels.size(), [&](auto& a, size_t i) {
+    const ProgramKernel& k = p.kernels[i];
+    put_object(a, nullptr, [&](auto& b) {
+      put_string(b, "name", k.name);
+      put_string(b, "src", k.src);
+      put_ints(b, "bufs", k.bufs);
+      put_ints(b, "global_size", k.global_size);
+      put_ints(b, "local_size", k.local_size);
+    });
+  });
+  put_named(ar, "inputs", p.inputs);
+  put_named(ar, "outputs", p.outputs);
+}
+template <class A> Program get_program(A& ar) {
+  Program p;
+  p.device = get_string(ar, "device");
+  p.buffers = get_buffers(ar);
+  get_array(ar, "kernels", [&](auto& a) {
+    get_object(a, nullptr, [&](auto& b) {
+      ProgramKernel k;
+      k.name = get_string(b, "name");
+      k.src = get_string(b, "src");
+      k.bufs = get_ints<int>(b, "bufs");
+      k.global_size = get_ints<int64_t>(b, "global_size");
+      k.local_size = get_ints<int64_t>(b, "local_size");
+      p.kernels.push_back(std::move(k));
+    });
+  });
+  p.inputs = get_named(ar, "inputs");
+  p.outputs = get_named(ar, "outputs");
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Framing: header or "format"/"version", kind and version checks, error wording.
+std::string_view kind_word(ArtifactKind kind) {
+  switch (kind) {
+  case ArtifactKind::Graph:
+    return "graph";
+  case ArtifactKind::Schedule:
+    return "schedule";
+  case ArtifactKind::Program:
+    return "program";
+  default:
+    return "unknown";
+  }
+}
+
+std::string_view skip_space(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
+  return s.substr(i);
+}
+bool looks_like_json(std::string_view bytes) {
+  std::string_view s = skip_space(bytes);
+  return !s.empty() && s[0] == '{';
+}
+
+ArtifactKind kind_from_format(std::string_view format) {
+  for (ArtifactKind k : {ArtifactKind::Graph, ArtifactKind::Schedule, ArtifactKind::Program})
+    if (format == artifact_format_name(k)) return k;
+  return ArtifactKind::Unknown;
+}
+
+// For JSON that does not parse: the kind named by a "format" string near the start, if any.
+ArtifactKind guess_json_kind(std::string_view bytes) {
+  size_t at = bytes.substr(0, 4096).find("\"tg-");
+  if (at == std::string_view::npos) return ArtifactKind::Unknown;
+  size_t end = bytes.find('"', at + 1);
+  if (end == std::string_view::npos) return ArtifactKind::Unknown;
+  return kind_from_format(bytes.substr(at + 1, end - at - 1));
+}
+
+struct Framing {
+  ArtifactKind kind = ArtifactKind::Unknown;
+  bool json = false;
+  int64_t version = 0;
+  std::string parse_error; // JSON that is not well formed
+};
+
+Framing read_framing(std::string_view bytes) {
+  Framing f;
+  if (bytes.size() >= kMagic.size() && bytes.substr(0, kMagic.size()) == kMagic) {
+    if (bytes.size() > kMagic.size()) {
+      uint8_t k = uint8_t(bytes[kMagic.size()]);
+      if (k >= 1 && k <= 3) f.kind = ArtifactKind(k);
+    }
+    if (bytes.size() >= kHeaderSize) {
+      uint32_t v = 0;
+      for (int i = 3; i >= 0; --i) v = v << 8 | uint8_t(bytes[kMagic.size() + 1 + i]);
+      f.version = v;
+    }
+    return f;
+  }
+  if (!looks_like_json(bytes)) return f;
+  f.json = true;
+  rapidjson::Document doc;
+  doc.Parse(bytes.data(), bytes.size());
+  if (doc.HasParseError()) {
+    f.kind = guess_json_kind(bytes);
+    f.parse_error = "JSON parse error at byte " + std::to_string(doc.GetErrorOffset());
+    return f;
+  }
+  if (!doc.IsObject()) return f;
+  auto format = doc.FindMember("format");
+  if (format == doc.MemberEnd() || !format->value.IsString()) return f;
+  f.kind = kind_from_format(format->value.GetString());
+  auto version = doc.FindMember("version");
+  if (version != doc.MemberEnd() && version->value.IsInt64()) f.version = version->value.GetInt64();
+  return f;
+}
+
+std::string kind_description(ArtifactKind kind) { return std::string(artifact_description(kind)); }
+
+template <class T, class Decode> T read_artifact(std::string_view bytes, ArtifactKind want, Decode decode) {
+  std::string word(kind_word(want));
+  if (bytes.empty()) fail("RuntimeError", "input is empty (expected " + kind_description(want) + ")");
+  Framing f = read_framing(bytes);
+  if (f.kind == ArtifactKind::Unknown) {
+    if (f.json && !f.parse_error.empty())
+      fail("RuntimeError", "input is not a tg artifact (" + f.parse_error + ")");
+    if (f.json) fail("RuntimeError", "input is not a tg artifact (JSON without a tg \"format\" field)");
+    fail("RuntimeError", "input is not a tg artifact (bad magic)");
+  }
+  if (f.kind != want)
+    fail("RuntimeError", "expected " + kind_description(want) + ", got " + kind_description(f.kind));
+  auto corrupt_error = [&](const std::string& why) {
+    return Error("RuntimeError", "truncated or corrupt " + word + " artifact: " + why);
+  };
+  if (!f.parse_error.empty()) throw corrupt_error(f.parse_error);
+  if (!f.json && bytes.size() < kHeaderSize) throw corrupt_error("header cut short");
+  if (f.version > int64_t(kArtifactVersion))
+    fail("RuntimeError", word + " artifact version " + std::to_string(f.version) +
+                             " is newer than this tool (" + std::to_string(kArtifactVersion) + ")");
+  if (f.version < 1) throw corrupt_error("bad version " + std::to_string(f.version));
+
+  T value;
+  ViewBuf buf(f.json ? bytes : bytes.substr(kHeaderSize));
+  std::istream in(&buf);
+  try {
+    if (f.json) {
+      JsonIn ar(in);
+      value = decode(ar);
+    } else {
+      if (buf.remaining() == 0 || bytes[kHeaderSize] != 1) corrupt("bad payload header");
+      g_binary_input = &buf;
+      BinIn ar(in);
+      value = decode(ar);
+      g_binary_input = nullptr;
+      if (buf.remaining() != 0) corrupt(std::to_string(buf.remaining()) + " unexpected bytes after the end");
+    }
+  } catch (const Error&) {
+    g_binary_input = nullptr;
+    throw;
+  } catch (const Corrupt& e) {
+    g_binary_input = nullptr;
+    throw corrupt_error(e.message());
+  } catch (const cereal::Exception& e) {
+    g_binary_input = nullptr;
+    throw corrupt_error(cereal_reason(e));
+  } catch (const std::bad_alloc&) {
+    g_binary_input = nullptr;
+    throw corrupt_error("a length is too large");
+  } catch (const std::length_error&) {
+    g_binary_input = nullptr;
+    throw corrupt_error("a length is too large");
+  }
+  return value;
+}
+
+// Re-indents cereal's JSON so arrays of numbers (shapes, strides, masks, src lists) sit on one
+// line: "shape": [4, 8] rather than one number per line. Objects keep one member per line.
+bool is_flat(const rapidjson::Value& v) {
+  if (v.IsObject()) return false;
+  if (v.IsArray())
+    for (const rapidjson::Value& x : v.GetArray())
+      if (!is_flat(x)) return false;
+  return true;
+}
+
+void append_scalar(const rapidjson::Value& v, std::string& out) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  v.Accept(writer);
+  out.append(buffer.GetString(), buffer.GetSize());
+}
+
+void append_json(const rapidjson::Value& v, int indent, std::string& out) {
+  auto newline = [&](int n) {
+    out += '\n';
+    out.append(size_t(n), ' ');
+  };
+  if (v.IsObject() && v.MemberCount() > 0) {
+    out += '{';
+    bool first = true;
+    for (const auto& member : v.GetObject()) {
+      if (!first) out += ',';
+      first = false;
+      newline(indent + 2);
+      append_scalar(member.name, out);
+      out += ": ";
+      append_json(member.value, indent + 2, out);
+    }
+    newline(indent);
+    out += '}';
+  } else if (v.IsArray() && !v.Empty()) {
+    bool flat = is_flat(v);
+    out += '[';
+    for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+      if (i) out += flat ? ", " : ",";
+      if (!flat) newline(indent + 2);
+      append_json(v[i], indent + 2, out);
+    }
+    if (!flat) newline(indent);
+    out += ']';
+  } else if (v.IsObject()) {
+    out += "{}";
+  } else if (v.IsArray()) {
+    out += "[]";
+  } else {
+    append_scalar(v, out);
+  }
+}
+
+std::string compact_json(const std::string& json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError())
+    throw Error("RuntimeError", "internal error: cereal wrote JSON that does not parse");
+  std::string out;
+  out.reserve(json.size() / 2);
+  append_json(doc, 0, out);
+  out += '\n';
+  return out;
+}
+
+template <class Encode> std::string write_artifact(ArtifactKind kind, bool json, Encode encode) {
+  std::ostringstream os;
+  if (json) {
+    {
+      JsonOut ar(os, JsonOut::Options(324, JsonOut::Options::IndentChar::space, 2));
+      ar(cereal::make_nvp("format", std::string(artifact_format_name(kind))));
+      ar(cereal::make_nvp("version", kArtifactVersion));
+      encode(ar);
+    }
+    return compact_json(os.str());
+  } else {
+    os << kMagic << char(kind);
+    for (int i = 0; i < 4; ++i) os << char((kArtifactVersion >> (8 * i)) & 0xff);
+    BinOut ar(os);
+    encode(ar);
+  }
+  return os.str();
+}
+
+} // namespace
+
+std::string_view artifact_description(ArtifactKind kind) {
+  switch (kind) {
+  case ArtifactKind::Graph:
+    return "a graph (from tg-trace)";
+  case ArtifactKind::Schedule:
+    return "a schedule (from tg-schedule)";
+  case ArtifactKind::Program:
+    return "a program (from tg-codegen)";
+  default:
+    return "something that is not a tg artifact";
+  }
+}
+
+std::string_view artifact_format_name(ArtifactKind kind) {
+  switch (kind) {
+  case ArtifactKind::Graph:
+    return "tg-graph";
+  case ArtifactKind::Schedule:
+    return "tg-schedule";
+  case ArtifactKind::Program:
+    return "tg-program";
+  default:
+    return "";
+  }
+}
+
+ArtifactKind detect_artifact(std::string_view bytes) { return read_framing(bytes).kind; }
+
+std::string write_graph(const Graph& graph, bool json) {
+  return write_artifact(ArtifactKind::Graph, json, [&](auto& ar) { put_graph(ar, graph); });
+}
+std::string write_schedule(const Schedule& schedule, bool json) {
+  return write_artifact(ArtifactKind::Schedule, json, [&](auto& ar) { put_schedule(ar, schedule); });
+}
+std::string write_program(const Program& program, bool json) {
+  return write_artifact(ArtifactKind::Program, json, [&](auto& ar) { put_program(ar, program); });
+}
+
+Graph read_graph(std::string_view bytes) {
+  Graph g = read_artifact<Graph>(bytes, ArtifactKind::Graph, [](auto& ar) { return get_graph(ar); });
+  validate_graph(g);
+  return g;
+}
+Schedule read_schedule(std::string_view bytes) {
+  Schedule s =
+      read_artifact<Schedule>(bytes, ArtifactKind::Schedule, [](auto& ar) { return get_schedule(ar); });
+  validate_schedule(s);
+  return s;
+}
+Program read_program(std::string_view bytes) {
+  Program p = read_artifact<Program>(bytes, ArtifactKind::Program, [](auto& ar) { return get_program(ar); });
+  validate_program(p);
+  return p;
+}
+
+} // namespace tg

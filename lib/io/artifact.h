@@ -1,0 +1,43 @@
+// io layer, artifacts: the graph (tg-trace, tg-grad), schedule (tg-schedule) and program
+// (tg-codegen) files that flow between the tools. Binary by default: "TGART", a kind byte, a
+// little-endian uint32 version, then a cereal PortableBinary payload. JSON on request: one
+// object with "format" ("tg-graph" ...) and "version". formats/*.md documents every field.
+// Readers accept both forms, check kind and version, and validate every invariant later
+// stages rely on, so a hand-edited or damaged file gives a tg::Error, never a crash.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "codegen/program.h"
+#include "lazy/lazy.h"
+#include "schedule/schedule.h"
+
+namespace tg {
+
+enum class ArtifactKind : uint8_t { Unknown = 0, Graph = 1, Schedule = 2, Program = 3 };
+
+// The version this build writes and the newest it reads.
+constexpr uint32_t kArtifactVersion = 1;
+
+// What a kind is, for messages: "a graph (from tg-trace)".
+std::string_view artifact_description(ArtifactKind kind);
+// "tg-graph", "tg-schedule", "tg-program": the JSON "format" value.
+std::string_view artifact_format_name(ArtifactKind kind);
+// Looks at the header (binary) or the "format" field (JSON); Unknown for anything else.
+ArtifactKind detect_artifact(std::string_view bytes);
+
+std::string write_graph(const Graph& graph, bool json = false);
+std::string write_schedule(const Schedule& schedule, bool json = false);
+std::string write_program(const Program& program, bool json = false);
+
+Graph read_graph(std::string_view bytes);
+Schedule read_schedule(std::string_view bytes);
+Program read_program(std::string_view bytes);
+
+// The checks the readers run after decoding; throw tg::Error("... artifact: <what>").
+void validate_graph(const Graph& graph);
+void validate_schedule(const Schedule& schedule);
+void validate_program(const Program& program);
+
+} // namespace tg

@@ -1,0 +1,315 @@
+// The invariants the artifact readers check after decoding, so that a hand-edited or damaged
+// file is rejected with a message instead of crashing a later stage: indices in range,
+// sources before their users, shapes non-negative, views inside their buffers, data sizes
+// that match, op arities and arguments of the right kind.
+#include <set>
+#include <unordered_map>
+
+#include "io/artifact.h"
+#include "util/error.h"
+
+namespace tg {
+
+namespace {
+
+constexpr int64_t kMaxElements = int64_t(1) << 48;
+
+class Checker {
+public:
+  explicit Checker(std::string what) : what_(std::move(what)) {}
+  void operator()(bool ok, const std::string& where, const std::string& message) const {
+    if (!ok) fail("RuntimeError", "invalid " + what_ + " artifact: " + where + ": " + message);
+  }
+
+private:
+  std::string what_;
+};
+
+std::string str(const std::vector<int64_t>& xs) {
+  std::string s = "(";
+  for (size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + std::to_string(xs[i]);
+  return s + (xs.size() == 1 ? ",)" : ")");
+}
+
+// Element count of a shape; checks dims are non-negative and the count is sane.
+int64_t checked_size(const Shape& shape, const Checker& check, const std::string& where) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    check(d >= 0, where, "negative dimension in shape " + str(shape));
+    check(d == 0 || n <= kMaxElements / d, where, "shape " + str(shape) + " is too large");
+    n *= d;
+  }
+  return n;
+}
+
+void check_view(const View& v, const Checker& check, const std::string& where) {
+  checked_size(v.shape, check, where);
+  check(v.strides.size() == v.shape.size(), where,
+        "view has " + std::to_string(v.strides.size()) + " strides for " + std::to_string(v.shape.size()) +
+            " dimensions");
+  for (int64_t s : v.strides) check(s > -kMaxElements && s < kMaxElements, where, "stride out of range");
+  check(v.offset > -kMaxElements && v.offset < kMaxElements, where, "offset out of range");
+  if (!v.mask) return;
+  check(v.mask->size() == v.shape.size(), where,
+        "mask has " + std::to_string(v.mask->size()) + " entries for " + std::to_string(v.shape.size()) +
+            " dimensions");
+  for (size_t i = 0; i < v.mask->size(); ++i) {
+    auto [b, e] = (*v.mask)[i];
+    check(0 <= b && b <= e && e <= v.shape[i], where,
+          "mask [" + std::to_string(b) + ", " + std::to_string(e) + ") does not fit dimension " +
+              std::to_string(i) + " of size " + std::to_string(v.shape[i]));
+  }
+}
+
+void check_st(const ShapeTracker& st, const Checker& check, const std::string& where) {
+  check(!st.views.empty(), where, "shapetracker has no views");
+  for (const View& v : st.views) check_view(v, check, where);
+}
+
+// Lowest and highest buffer index the first view can touch (its valid region only);
+// nullopt when it touches nothing.
+std::optional<std::pair<int64_t, int64_t>> index_range(const View& v) {
+  int64_t lo = v.offset, hi = v.offset;
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    int64_t b = v.mask ? (*v.mask)[i].first : 0, e = v.mask ? (*v.mask)[i].second : v.shape[i];
+    if (b >= e) return std::nullopt;
+    int64_t s = v.strides[i];
+    lo += s >= 0 ? s * b : s * (e - 1);
+    hi += s >= 0 ? s * (e - 1) : s * b;
+  }
+  return std::make_pair(lo, hi);
+}
+
+void check_st_in_buffer(const ShapeTracker& st, int64_t buffer_size, const Checker& check,
+                        const std::string& where) {
+  if (auto r = index_range(st.views.front()))
+    check(r->first >= 0 && r->second < buffer_size, where,
+          "view reads elements " + std::to_string(r->first) + ".." + std::to_string(r->second) +
+              " of a buffer of " + std::to_string(buffer_size));
+}
+
+int arity(Op op) {
+  switch (op_kind(op)) {
+  case OpKind::Unary:
+    return 1;
+  case OpKind::Binary:
+    return 2;
+  case OpKind::Ternary:
+    return 3;
+  case OpKind::Reduce:
+    return 1;
+  default:
+    return op == Op::VIEW ? 1 : -1;
+  }
+}
+
+std::string node_where(const char* prefix, size_t i, Op op) {
+  return std::string(prefix) + std::to_string(i) + " (" + std::string(op_name(op)) + ")";
+}
+
+void check_axes(const Axes& axes, size_t ndim, const Checker& check, const std::string& where) {
+  for (int a : axes)
+    check(a >= 0 && size_t(a) < ndim, where,
+          "reduce axis " + std::to_string(a) + " out of range for " + std::to_string(ndim) + " dimensions");
+}
+
+void check_buffers(const std::vector<BufferInfo>& buffers, const std::vector<NamedBuffer>& inputs,
+                   const std::vector<NamedBuffer>& outputs, const Checker& check,
+                   std::unordered_map<int, const BufferInfo*>& by_id) {
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const BufferInfo& b = buffers[i];
+    std::string where = "buffer " + std::to_string(b.id);
+    check(b.id >= 0, where, "negative buffer id");
+    check(by_id.emplace(b.id, &b).second, where, "duplicate buffer id");
+    check(b.size >= 0 && b.size <= kMaxElements, where, "bad size " + std::to_string(b.size));
+    if (b.role == BufferRole::Constant)
+      check(b.data.size() == uint64_t(b.size) * itemsize(b.dtype), where,
+            "constant data has " + std::to_string(b.data.size()) + " bytes, expected " +
+                std::to_string(b.size * itemsize(b.dtype)));
+    else
+      check(b.data.empty(), where, "only constant buffers carry data");
+  }
+  for (auto* list : {&inputs, &outputs}) {
+    const char* kind = list == &inputs ? "input" : "output";
+    std::set<std::string> names;
+    for (const NamedBuffer& nb : *list) {
+      std::string where = std::string(kind) + " '" + nb.name + "'";
+      check(!nb.name.empty(), where, "empty name");
+      check(names.insert(nb.name).second, where, "duplicate name");
+      auto it = by_id.find(nb.buffer);
+      check(it != by_id.end(), where, "buffer " + std::to_string(nb.buffer) + " does not exist");
+      int64_t n = checked_size(nb.shape, check, where);
+      check(n == it->second->size, where,
+            "shape " + str(nb.shape) + " does not match buffer size " + std::to_string(it->second->size));
+      check(nb.dtype == it->second->dtype, where,
+            "dtype " + std::string(py_name(nb.dtype)) + " does not match the buffer's " +
+                std::string(py_name(it->second->dtype)));
+    }
+  }
+}
+
+// Walks a kernel's LazyOp DAG once per node; returns each node's shape.
+class AstChecker {
+public:
+  AstChecker(const Checker& check, std::string where, const std::vector<int64_t>& buffer_sizes)
+      : check_(check), where_(std::move(where)), buffer_sizes_(buffer_sizes) {}
+
+  const Shape& visit(const LazyOp* op) {
+    if (auto it = shapes_.find(op); it != shapes_.end()) return it->second;
+    std::string where = where_ + " " + std::string(op_name(op->op));
+    int want = arity(op->op);
+    if (op->op == Op::LOAD || op->op == Op::CONST) want = 0;
+    if (op->op == Op::STORE) want = 1;
+    if (want >= 0)
+      check_(int(op->src.size()) == want, where,
+             "needs " + std::to_string(want) + " sources, has " + std::to_string(op->src.size()));
+    std::vector<const Shape*> srcs;
+    for (const LazyOpPtr& s : op->src) {
+      check_(s != nullptr, where, "null source");
+      srcs.push_back(&visit(s.get()));
+    }
+    Shape shape;
+    if (op->op == Op::LOAD || op->op == Op::STORE) {
+      const MemBuffer* mb = std::get_if<MemBuffer>(&op->arg);
+      check_(mb != nullptr, where, "needs a buffer argument");
+      check_(mb->idx >= 0 && size_t(mb->idx) < buffer_sizes_.size(), where,
+             "buffer index " + std::to_string(mb->idx) + " out of range for " +
+                 std::to_string(buffer_sizes_.size()) + " kernel buffers");
+      check_st(mb->st, check_, where);
+      check_st_in_buffer(mb->st, buffer_sizes_[mb->idx], check_, where);
+      shape = mb->st.shape();
+      if (op->op == Op::STORE)
+        check_(*srcs[0] == shape, where,
+               "stores a value of shape " + str(*srcs[0]) + " through a view of shape " + str(shape));
+    } else if (op->op == Op::CONST) {
+      const ConstBuffer* cb = std::get_if<ConstBuffer>(&op->arg);
+      check_(cb != nullptr, where, "needs a const argument");
+      check_st(cb->st, check_, where);
+      shape = cb->st.shape();
+    } else if (is_reduce(op->op)) {
+      const Axes* axes = std::get_if<Axes>(&op->arg);
+      check_(axes != nullptr, where, "needs reduce axes");
+      check_axes(*axes, srcs[0]->size(), check_, where);
+      shape = *srcs[0];
+      for (int a : *axes) shape[a] = 1;
+    } else if (is_elementwise(op->op)) {
+      for (const Shape* s : srcs)
+        check_(*s == *srcs[0], where, "sources have different shapes " + str(*srcs[0]) + " and " + str(*s));
+      shape = *srcs[0];
+    } else if (!srcs.empty()) {
+      shape = *srcs[0];
+    }
+    return shapes_.emplace(op, std::move(shape)).first->second;
+  }
+
+private:
+  const Checker& check_;
+  std::string where_;
+  const std::vector<int64_t>& buffer_sizes_;
+  std::unordered_map<const LazyOp*, Shape> shapes_;
+};
+
+} // namespace
+
+void validate_graph(const Graph& g) {
+  Checker check("graph");
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const LazyNode& n = g.nodes[i];
+    std::string where = node_where("node ", i, n.op);
+    check(int(n.op) < kNumOps, where, "bad op");
+    check(int(n.dtype) < kNumDTypes, where, "bad dtype");
+    int64_t size = checked_size(n.shape, check, where);
+    for (NodeId s : n.srcs) check(s < i, where, "source " + std::to_string(s) + " is not an earlier node");
+    int want = arity(n.op);
+    if (want >= 0)
+      check(int(n.srcs.size()) == want, where,
+            "needs " + std::to_string(want) + " sources, has " + std::to_string(n.srcs.size()));
+    check_st(n.st, check, where);
+    check(n.st.shape() == n.shape, where,
+          "view shape " + str(n.st.shape()) + " differs from node shape " + str(n.shape));
+    if (n.is_view()) {
+      int64_t base_size = 1;
+      for (int64_t d : g.nodes[n.srcs[0]].shape) base_size *= d;
+      check_st_in_buffer(n.st, base_size, check, where);
+    }
+    if (is_elementwise(n.op))
+      for (NodeId s : n.srcs)
+        check(g.nodes[s].shape == n.shape, where,
+              "source " + std::to_string(s) + " has shape " + str(g.nodes[s].shape) + ", expected " +
+                  str(n.shape));
+    if (is_reduce(n.op)) {
+      const Axes* axes = std::get_if<Axes>(&n.arg);
+      check(axes != nullptr, where, "needs reduce axes");
+      check_axes(*axes, g.nodes[n.srcs[0]].shape.size(), check, where);
+    }
+    if (!n.data.empty())
+      check(n.data.size() == uint64_t(size) * itemsize(n.dtype), where,
+            "data has " + std::to_string(n.data.size()) + " bytes, expected " +
+                std::to_string(size * itemsize(n.dtype)));
+  }
+  for (auto* list : {&g.inputs}) {
+    std::set<std::string> names;
+    for (const GraphInput& in : *list) {
+      std::string where = "input '" + in.name + "'";
+      check(!in.name.empty(), where, "empty name");
+      check(names.insert(in.name).second, where, "duplicate name");
+      check(in.node < g.nodes.size(), where, "node " + std::to_string(in.node) + " does not exist");
+    }
+  }
+  std::set<std::string> names;
+  for (const GraphOutput& out : g.outputs) {
+    std::string where = "output '" + out.name + "'";
+    check(!out.name.empty(), where, "empty name");
+    check(names.insert(out.name).second, where, "duplicate name");
+    check(out.node < g.nodes.size(), where, "node " + std::to_string(out.node) + " does not exist");
+  }
+}
+
+void validate_schedule(const Schedule& s) {
+  Checker check("schedule");
+  std::unordered_map<int, const BufferInfo*> by_id;
+  check_buffers(s.buffers, s.inputs, s.outputs, check, by_id);
+  for (size_t k = 0; k < s.kernels.size(); ++k) {
+    const ScheduleKernel& kernel = s.kernels[k];
+    std::string where = "kernel " + std::to_string(k);
+    check(!kernel.ast.empty(), where, "empty ast");
+    std::vector<int64_t> sizes;
+    for (int id : kernel.bufs) {
+      auto it = by_id.find(id);
+      check(it != by_id.end(), where, "buffer " + std::to_string(id) + " does not exist");
+      sizes.push_back(it->second->size);
+    }
+    AstChecker ast(check, where, sizes);
+    for (const LazyOpPtr& root : kernel.ast) {
+      check(root != nullptr, where, "null ast root");
+      ast.visit(root.get());
+    }
+  }
+}
+
+void validate_program(const Program& p) {
+  Checker check("program");
+  check(!p.device.empty(), "device", "empty device name");
+  std::unordered_map<int, const BufferInfo*> by_id;
+  check_buffers(p.buffers, p.inputs, p.outputs, check, by_id);
+  for (size_t k = 0; k < p.kernels.size(); ++k) {
+    const ProgramKernel& kernel = p.kernels[k];
+    std::string where = "kernel " + std::to_string(k) + " '" + kernel.name + "'";
+    bool ident = !kernel.name.empty() && !(kernel.name[0] >= '0' && kernel.name[0] <= '9');
+    for (char c : kernel.name)
+      ident =
+          ident && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+    check(ident, where, "kernel name is not an identifier");
+    for (int id : kernel.bufs)
+      check(by_id.count(id) == 1, where, "buffer " + std::to_string(id) + " does not exist");
+    for (auto* dims : {&kernel.global_size, &kernel.local_size}) {
+      const char* name = dims == &kernel.global_size ? "global_size" : "local_size";
+      check(!dims->empty() && dims->size() <= 3, where, std::string(name) + " needs 1 to 3 dimensions");
+      for (int64_t d : *dims)
+        check(d >= 1 && d <= kMaxElements, where,
+              std::string(name) + " " + str(*dims) + " has a bad dimension");
+    }
+  }
+}
+
+} // namespace tg

@@ -1,0 +1,36 @@
+// io layer, tool support for the thin drivers in cmd/: reading the input artifact (a file or
+// stdin), writing the output (a file, atomically, or stdout), shared flags, and run_tool,
+// which turns parse errors and exceptions into one line and an exit code. This header pulls
+// in CLI11: include it from cmd/ (and tests), not from other layers.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+#include "util/error.h"
+
+namespace tg {
+
+// Whole contents of `path`, or of stdin for "" or "-". Stdin on a terminal is an error.
+std::string read_input(const std::string& path);
+// To `path` atomically (a failure leaves no partial file), or to stdout for "" or "-".
+// Binary bytes are never written to a terminal.
+void write_output(const std::string& bytes, const std::string& path, bool binary);
+
+// The flags every artifact-to-artifact tool has: [INPUT] -o/--output FILE --json.
+// input_help describes INPUT, e.g. "graph artifact (default: stdin)".
+struct ArtifactOptions {
+  std::string input;  // "" = stdin
+  std::string output; // "" = stdout
+  bool json = false;
+};
+void add_artifact_options(CLI::App& app, ArtifactOptions& options, const std::string& input_help);
+
+// Adds --version ("tg-NAME 0.1.0"), parses argv and runs body. Returns the exit code:
+// body's result; 0 after --help/--version; 2 for a usage error (one line on stderr);
+// 1 after a tg::Error ("tg-NAME: message") or any other exception
+// ("tg-NAME: internal error: ...").
+int run_tool(const char* tool, CLI::App& app, int argc, char** argv, const std::function<int()>& body);
+
+} // namespace tg

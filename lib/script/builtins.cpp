@@ -1,0 +1,601 @@
+// Python builtins (len, range, print, ...), the math module, methods of lists and strings, and
+// the pipeline builtins input() and output().
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <ostream>
+
+#include "script/interp.h"
+
+namespace tg::script {
+namespace {
+
+using Args = std::vector<Value>;
+
+Value len_of(Interp& in, const Value& v) {
+  switch (v.kind) {
+  case VKind::List:
+  case VKind::Tuple:
+    return Value::integer(int64_t(v.items().size()));
+  case VKind::Str:
+  case VKind::Bytes:
+    return Value::integer(int64_t(v.s().size()));
+  case VKind::Range:
+    return Value::integer(v.as<RangeObj>().size());
+  case VKind::Tensor:
+    return Value::integer(v.t().len());
+  default:
+    (void)in;
+    raise("TypeError", "object of type '" + type_name(v) + "' has no len()");
+  }
+}
+
+Value make_range(Args& a) {
+  auto r = std::make_shared<RangeObj>();
+  auto idx = [](const Value& v) {
+    if (!v.is_intlike())
+      raise("TypeError", "'" + type_name(v) + "' object cannot be interpreted as an integer");
+    return v.as_int();
+  };
+  const auto& xs = a[0].items();
+  if (xs.empty()) raise("TypeError", "range expected at least 1 argument, got 0");
+  if (xs.size() > 3)
+    raise("TypeError", "range expected at most 3 arguments, got " + std::to_string(xs.size()));
+  if (xs.size() == 1) {
+    r->stop = idx(xs[0]);
+  } else {
+    r->start = idx(xs[0]);
+    r->stop = idx(xs[1]);
+    if (xs.size() == 3) r->step = idx(xs[2]);
+  }
+  if (r->step == 0) raise("ValueError", "range() arg 3 must not be zero");
+  return Value::of(VKind::Range, std::move(r));
+}
+
+Value int_of(const Value& v) {
+  switch (v.kind) {
+  case VKind::Bool:
+  case VKind::Int:
+    return Value::integer(v.as_int());
+  case VKind::Float:
+    if (std::isnan(v.f)) raise("ValueError", "cannot convert float NaN to integer");
+    if (std::isinf(v.f)) raise("OverflowError", "cannot convert float infinity to integer");
+    if (std::fabs(v.f) >= 9.2233720368547758e18) raise("OverflowError", "int too large for int64");
+    return Value::integer(int64_t(v.f));
+  case VKind::Str: {
+    std::string s = v.s();
+    s.erase(std::remove(s.begin(), s.end(), '_'), s.end());
+    size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
+    std::string t = b == std::string::npos ? "" : s.substr(b, e - b + 1);
+    char* end = nullptr;
+    errno = 0;
+    long long x = t.empty() ? 0 : std::strtoll(t.c_str(), &end, 10);
+    if (t.empty() || *end) raise("ValueError", "invalid literal for int() with base 10: " + repr(v));
+    return Value::integer(x);
+  }
+  default:
+    raise("TypeError", "int() argument must be a string, a bytes-like object or a real number, not '" +
+                           type_name(v) + "'");
+  }
+}
+
+Value float_of(const Value& v) {
+  if (v.is_number()) return Value::floating(v.as_double());
+  if (v.kind == VKind::Str) {
+    std::string t = v.s();
+    size_t b = t.find_first_not_of(" \t\n"), e = t.find_last_not_of(" \t\n");
+    t = b == std::string::npos ? "" : t.substr(b, e - b + 1);
+    std::string l;
+    for (char c : t) l += char(std::tolower((unsigned char)c));
+    if (l == "inf" || l == "+inf" || l == "infinity") return Value::floating(INFINITY);
+    if (l == "-inf" || l == "-infinity") return Value::floating(-INFINITY);
+    if (l == "nan" || l == "+nan" || l == "-nan") return Value::floating(NAN);
+    char* end = nullptr;
+    double x = t.empty() ? 0 : std::strtod(t.c_str(), &end);
+    if (t.empty() || *end) raise("ValueError", "could not convert string to float: " + repr(v));
+    return Value::floating(x);
+  }
+  raise("TypeError", "float() argument must be a string or a real number, not '" + type_name(v) + "'");
+}
+
+// min/max over *args or one iterable.
+Value extremum(Interp& in, Args& a, bool is_max) {
+  const char* name = is_max ? "max" : "min";
+  const auto& xs = a[0].items();
+  if (xs.empty()) raise("TypeError", std::string(name) + " expected at least 1 argument, got 0");
+  std::vector<Value> items = xs.size() == 1 ? in.iterate(xs[0]) : xs;
+  if (items.empty()) {
+    if (!a[1].is_none()) return a[1];
+    raise("ValueError", std::string(name) + "() arg is an empty sequence");
+  }
+  Value best = items[0];
+  Value best_key = a[2].is_none() ? best : [&] {
+    CallArgs c;
+    c.pos = {best};
+    return in.call(a[2], c);
+  }();
+  for (size_t k = 1; k < items.size(); ++k) {
+    Value key = items[k];
+    if (!a[2].is_none()) {
+      CallArgs c;
+      c.pos = {items[k]};
+      key = in.call(a[2], c);
+    }
+    Value dummy;
+    if (in.compare(is_max ? PyOp::Gt : PyOp::Lt, key, best_key, &dummy)) {
+      if (dummy.kind == VKind::Tensor) truthy(dummy);
+      best = items[k];
+      best_key = key;
+    } else if (dummy.kind == VKind::Tensor) {
+      truthy(dummy);
+    }
+  }
+  return best;
+}
+
+Value math1(Args& a, double (*f)(double), const char* name) {
+  double x = to_double(a[0], std::string("math.") + name + "() argument");
+  double r = f(x);
+  if (std::isnan(r) && !std::isnan(x)) raise("ValueError", "math domain error");
+  return Value::floating(r);
+}
+
+void register_math(Registry& r, ModuleObj& m) {
+  auto fn = [&](const char* name, const char* spec, NativeFn f) {
+    m.attrs[intern(name)] = Value::of(VKind::Builtin, [&] {
+      r.add(std::string("math.") + name, spec, f);
+      return r.owned.back();
+    }());
+  };
+  m.attrs[intern("pi")] = Value::floating(M_PI);
+  m.attrs[intern("e")] = Value::floating(M_E);
+  m.attrs[intern("tau")] = Value::floating(2 * M_PI);
+  m.attrs[intern("inf")] = Value::floating(INFINITY);
+  m.attrs[intern("nan")] = Value::floating(NAN);
+  fn(
+      "sqrt", "x", +[](Interp&, Args& a) {
+        double x = to_double(a[0], "must be real number");
+        if (x < 0) raise("ValueError", "math domain error");
+        return Value::floating(std::sqrt(x));
+      });
+  fn(
+      "exp", "x", +[](Interp&, Args& a) {
+        double r = std::exp(to_double(a[0], "must be real number"));
+        if (std::isinf(r) && std::isfinite(a[0].as_double())) raise("OverflowError", "math range error");
+        return Value::floating(r);
+      });
+  fn(
+      "log", "x, base=None", +[](Interp&, Args& a) {
+        double x = to_double(a[0], "must be real number");
+        if (x <= 0) raise("ValueError", "math domain error");
+        double r = std::log(x);
+        if (!a[1].is_none()) {
+          double b = to_double(a[1], "must be real number");
+          if (b <= 0) raise("ValueError", "math domain error");
+          if (b == 1) raise("ZeroDivisionError", "float division by zero");
+          r /= std::log(b);
+        }
+        return Value::floating(r);
+      });
+  fn(
+      "log2", "x", +[](Interp&, Args& a) {
+        double x = to_double(a[0], "must be real number");
+        if (x <= 0) raise("ValueError", "math domain error");
+        return Value::floating(std::log2(x));
+      });
+  fn(
+      "log10", "x", +[](Interp&, Args& a) {
+        double x = to_double(a[0], "must be real number");
+        if (x <= 0) raise("ValueError", "math domain error");
+        return Value::floating(std::log10(x));
+      });
+  fn(
+      "sin", "x", +[](Interp&, Args& a) { return math1(a, std::sin, "sin"); });
+  fn(
+      "cos", "x", +[](Interp&, Args& a) { return math1(a, std::cos, "cos"); });
+  fn(
+      "tan", "x", +[](Interp&, Args& a) { return math1(a, std::tan, "tan"); });
+  fn(
+      "tanh", "x", +[](Interp&, Args& a) { return math1(a, std::tanh, "tanh"); });
+  fn(
+      "atan", "x", +[](Interp&, Args& a) { return math1(a, std::atan, "atan"); });
+  fn(
+      "fabs", "x", +[](Interp&, Args& a) { return math1(a, std::fabs, "fabs"); });
+  fn(
+      "isnan", "x",
+      +[](Interp&, Args& a) { return Value::boolean(std::isnan(to_double(a[0], "must be real number"))); });
+  fn(
+      "isinf", "x",
+      +[](Interp&, Args& a) { return Value::boolean(std::isinf(to_double(a[0], "must be real number"))); });
+  auto rounding = +[](const Value& v, double (*f)(double)) {
+    if (v.is_intlike()) return Value::integer(v.as_int());
+    return int_of(Value::floating(f(to_double(v, "must be real number"))));
+  };
+  (void)rounding;
+  fn(
+      "ceil", "x", +[](Interp&, Args& a) {
+        if (a[0].is_intlike()) return Value::integer(a[0].as_int());
+        return int_of(Value::floating(std::ceil(to_double(a[0], "must be real number"))));
+      });
+  fn(
+      "floor", "x", +[](Interp&, Args& a) {
+        if (a[0].is_intlike()) return Value::integer(a[0].as_int());
+        return int_of(Value::floating(std::floor(to_double(a[0], "must be real number"))));
+      });
+  fn(
+      "trunc", "x", +[](Interp&, Args& a) { return int_of(a[0]); });
+  fn(
+      "pow", "x, y", +[](Interp&, Args& a) {
+        return Value::floating(
+            std::pow(to_double(a[0], "must be real number"), to_double(a[1], "must be real number")));
+      });
+  fn(
+      "prod", "iterable, start=1", +[](Interp& in, Args& a) {
+        Value acc = a[1];
+        for (auto& v : in.iterate(a[0])) acc = in.binary(PyOp::Mul, acc, v);
+        return acc;
+      });
+  fn(
+      "gcd", "*integers", +[](Interp&, Args& a) {
+        int64_t g = 0;
+        for (auto& v : a[0].items()) g = std::gcd(g, to_index(v));
+        return Value::integer(g);
+      });
+  fn(
+      "isclose", "a, b, rel_tol=1e-09, abs_tol=0.0", +[](Interp&, Args& a) {
+        double x = to_double(a[0], "must be real number"), y = to_double(a[1], "must be real number");
+        double tol = std::max(a[2].as_double() * std::max(std::fabs(x), std::fabs(y)), a[3].as_double());
+        return Value::boolean(x == y || std::fabs(x - y) <= tol);
+      });
+}
+
+void register_sequences(Registry& r) {
+  r.method(
+      VKind::List, "append", "self, object",
+      +[](Interp&, Args& a) {
+        a[0].items().push_back(a[1]);
+        return Value();
+      },
+      "list");
+  r.method(
+      VKind::List, "extend", "self, iterable",
+      +[](Interp& in, Args& a) {
+        std::vector<Value> more = in.iterate(a[1]);
+        a[0].items().insert(a[0].items().end(), more.begin(), more.end());
+        return Value();
+      },
+      "list");
+  r.method(
+      VKind::List, "insert", "self, index, object",
+      +[](Interp&, Args& a) {
+        auto& items = a[0].items();
+        int64_t i = to_index(a[1]), n = int64_t(items.size());
+        if (i < 0) i = std::max<int64_t>(0, i + n);
+        i = std::min(i, n);
+        items.insert(items.begin() + i, a[2]);
+        return Value();
+      },
+      "list");
+  r.method(
+      VKind::List, "pop", "self, index=-1",
+      +[](Interp&, Args& a) {
+        auto& items = a[0].items();
+        if (items.empty()) raise("IndexError", "pop from empty list");
+        int64_t i = to_index(a[1]), n = int64_t(items.size());
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) raise("IndexError", "pop index out of range");
+        Value v = items[i];
+        items.erase(items.begin() + i);
+        return v;
+      },
+      "list");
+  r.method(
+      VKind::List, "reverse", "self",
+      +[](Interp&, Args& a) {
+        std::reverse(a[0].items().begin(), a[0].items().end());
+        return Value();
+      },
+      "list");
+  r.method(
+      VKind::List, "copy", "self", +[](Interp&, Args& a) { return Value::list(a[0].items()); }, "list");
+  for (VKind k : {VKind::List, VKind::Tuple}) {
+    std::string owner = k == VKind::List ? "list" : "tuple";
+    r.method(
+        k, "index", "self, value",
+        +[](Interp&, Args& a) {
+          auto& items = a[0].items();
+          for (size_t i = 0; i < items.size(); ++i)
+            if (values_equal(items[i], a[1])) return Value::integer(int64_t(i));
+          raise("ValueError", repr(a[1]) + " is not in " + (a[0].kind == VKind::List ? "list" : "tuple"));
+        },
+        owner);
+    r.method(
+        k, "count", "self, value",
+        +[](Interp&, Args& a) {
+          int64_t c = 0;
+          for (auto& v : a[0].items()) c += values_equal(v, a[1]);
+          return Value::integer(c);
+        },
+        owner);
+  }
+  r.method(
+      VKind::Str, "join", "self, iterable",
+      +[](Interp& in, Args& a) {
+        std::string out;
+        bool first = true;
+        for (auto& v : in.iterate(a[1])) {
+          if (v.kind != VKind::Str)
+            raise("TypeError", "sequence item: expected str instance, " + type_name(v) + " found");
+          if (!first) out += a[0].s();
+          out += v.s();
+          first = false;
+        }
+        return Value::str(out);
+      },
+      "str");
+  r.method(
+      VKind::Str, "split", "self, sep=None",
+      +[](Interp&, Args& a) {
+        std::vector<Value> parts;
+        const std::string& s = a[0].s();
+        if (a[1].is_none()) {
+          size_t i = 0;
+          while (i < s.size()) {
+            while (i < s.size() && std::isspace((unsigned char)s[i])) ++i;
+            size_t b = i;
+            while (i < s.size() && !std::isspace((unsigned char)s[i])) ++i;
+            if (i > b) parts.push_back(Value::str(s.substr(b, i - b)));
+          }
+        } else {
+          if (a[1].kind != VKind::Str) raise("TypeError", "must be str or None, not " + type_name(a[1]));
+          const std::string& sep = a[1].s();
+          if (sep.empty()) raise("ValueError", "empty separator");
+          size_t b = 0, e;
+          while ((e = s.find(sep, b)) != std::string::npos) {
+            parts.push_back(Value::str(s.substr(b, e - b)));
+            b = e + sep.size();
+          }
+          parts.push_back(Value::str(s.substr(b)));
+        }
+        return Value::list(std::move(parts));
+      },
+      "str");
+  r.method(
+      VKind::Str, "upper", "self",
+      +[](Interp&, Args& a) {
+        std::string s = a[0].s();
+        for (auto& c : s) c = char(std::toupper((unsigned char)c));
+        return Value::str(s);
+      },
+      "str");
+  r.method(
+      VKind::Str, "lower", "self",
+      +[](Interp&, Args& a) {
+        std::string s = a[0].s();
+        for (auto& c : s) c = char(std::tolower((unsigned char)c));
+        return Value::str(s);
+      },
+      "str");
+  r.method(
+      VKind::Str, "strip", "self",
+      +[](Interp&, Args& a) {
+        const std::string& s = a[0].s();
+        size_t b = s.find_first_not_of(" \t\n\r"), e = s.find_last_not_of(" \t\n\r");
+        return Value::str(b == std::string::npos ? "" : s.substr(b, e - b + 1));
+      },
+      "str");
+  r.method(
+      VKind::Str, "replace", "self, old, new",
+      +[](Interp&, Args& a) {
+        if (a[1].kind != VKind::Str || a[2].kind != VKind::Str)
+          raise("TypeError", "replace() arguments must be str");
+        std::string s = a[0].s(), out;
+        const std::string &o = a[1].s(), &n = a[2].s();
+        if (o.empty()) return Value::str(s);
+        size_t b = 0, e;
+        while ((e = s.find(o, b)) != std::string::npos) {
+          out += s.substr(b, e - b) + n;
+          b = e + o.size();
+        }
+        return Value::str(out + s.substr(b));
+      },
+      "str");
+  r.method(
+      VKind::Str, "startswith", "self, prefix",
+      +[](Interp&, Args& a) {
+        if (a[1].kind != VKind::Str) raise("TypeError", "startswith first arg must be str");
+        return Value::boolean(a[0].s().rfind(a[1].s(), 0) == 0);
+      },
+      "str");
+  r.properties[int(VKind::Slice)][intern("start")] =
+      +[](Interp&, const Value& s) { return s.as<SliceObj>().start; };
+  r.properties[int(VKind::Slice)][intern("stop")] =
+      +[](Interp&, const Value& s) { return s.as<SliceObj>().stop; };
+  r.properties[int(VKind::Slice)][intern("step")] =
+      +[](Interp&, const Value& s) { return s.as<SliceObj>().step; };
+}
+
+void register_pipeline(Registry& r) {
+  r.function(
+      "input", "name, shape, dtype=None, requires_grad=False", +[](Interp& in, Args& a) {
+        if (a[0].kind != VKind::Str)
+          raise("TypeError", "input() name must be a str, not '" + type_name(a[0]) + "'");
+        const std::string& name = a[0].s();
+        for (auto& i : in.inputs)
+          if (i.name == name) raise("ValueError", "input '" + name + "' is already defined");
+        Shape shape = to_shape(a[1]);
+        for (int64_t d : shape)
+          if (d < 0) raise("ValueError", "input '" + name + "': shape entries must be non-negative ints");
+        DType dt = to_dtype(a[2]).value_or(DType::Float32);
+        bool rg = truthy(a[3]);
+        Tensor t = Tensor::placeholder(name, shape, dt, rg);
+        in.inputs.push_back({name, t, rg});
+        return Value::tensor(t);
+      });
+  r.function(
+      "output", "name, value", +[](Interp& in, Args& a) {
+        if (a[0].kind != VKind::Str)
+          raise("TypeError", "output() name must be a str, not '" + type_name(a[0]) + "'");
+        const std::string& name = a[0].s();
+        for (auto& o : in.outputs)
+          if (o.first == name) raise("ValueError", "output '" + name + "' is already defined");
+        if (a[1].kind != VKind::Tensor && !a[1].is_number() && !a[1].is_seq())
+          raise("TypeError",
+                "output '" + name + "' must be a Tensor, a number or a list, not '" + type_name(a[1]) + "'");
+        Value t = a[1].kind == VKind::Tensor ? a[1] : tensor_from_data(a[1], std::nullopt, std::nullopt);
+        in.outputs.emplace_back(name, t.t());
+        return Value();
+      });
+}
+
+} // namespace
+
+void register_builtins(Registry& r) {
+  r.function(
+      "len", "obj", +[](Interp& in, Args& a) { return len_of(in, a[0]); });
+  r.function(
+      "range", "*args", +[](Interp&, Args& a) { return make_range(a); });
+  r.function(
+      "print", "*args, sep=' ', end='\\n'", +[](Interp& in, Args& a) {
+        std::string line;
+        const auto& xs = a[0].items();
+        std::string sep = a[1].kind == VKind::Str ? a[1].s() : " ";
+        for (size_t k = 0; k < xs.size(); ++k) line += (k ? sep : "") + str(xs[k]);
+        in.print_stream << line << (a[2].kind == VKind::Str ? (a[2].s() == "\\n" ? "\n" : a[2].s()) : "\n");
+        in.print_stream.flush();
+        return Value();
+      });
+  r.function(
+      "int", "x=0", +[](Interp&, Args& a) { return int_of(a[0]); });
+  r.function(
+      "float", "x=0.0", +[](Interp&, Args& a) { return float_of(a[0]); });
+  r.function(
+      "bool", "x=False", +[](Interp&, Args& a) { return Value::boolean(truthy(a[0])); });
+  r.function(
+      "str", "object=''", +[](Interp&, Args& a) { return Value::str(str(a[0])); });
+  r.function(
+      "repr", "object", +[](Interp&, Args& a) { return Value::str(repr(a[0])); });
+  r.function(
+      "abs", "x", +[](Interp& in, Args& a) {
+        if (a[0].kind == VKind::Tensor) return Value::tensor(a[0].t().abs()); // Tensor.__abs__ is missing in
+        if (a[0].kind == VKind::Float) return Value::floating(std::fabs(a[0].f)); // 0.9.1; see docs
+        if (a[0].is_intlike()) return in.unary(a[0].as_int() < 0 ? PyOp::Neg : PyOp::Pos, a[0]);
+        raise("TypeError", "bad operand type for abs(): '" + type_name(a[0]) + "'");
+      });
+  r.function(
+      "min", "*args, default=None, key=None", +[](Interp& in, Args& a) { return extremum(in, a, false); });
+  r.function(
+      "max", "*args, default=None, key=None", +[](Interp& in, Args& a) { return extremum(in, a, true); });
+  r.function(
+      "sum", "iterable, start=0", +[](Interp& in, Args& a) {
+        Value acc = a[1];
+        for (auto& v : in.iterate(a[0])) acc = in.binary(PyOp::Add, acc, v);
+        return acc;
+      });
+  r.function(
+      "list", "iterable=()", +[](Interp& in, Args& a) { return Value::list(in.iterate(a[0])); });
+  r.function(
+      "tuple", "iterable=()", +[](Interp& in, Args& a) {
+        if (a[0].kind == VKind::Tuple) return a[0];
+        return Value::tuple(in.iterate(a[0]));
+      });
+  r.function(
+      "enumerate", "iterable, start=0", +[](Interp& in, Args& a) {
+        std::vector<Value> out;
+        int64_t k = to_index(a[1]);
+        for (auto& v : in.iterate(a[0])) out.push_back(Value::tuple({Value::integer(k++), v}));
+        return Value::list(std::move(out));
+      });
+  r.function(
+      "zip", "*iterables", +[](Interp& in, Args& a) {
+        std::vector<std::vector<Value>> seqs;
+        size_t n = SIZE_MAX;
+        for (auto& v : a[0].items()) {
+          seqs.push_back(in.iterate(v));
+          n = std::min(n, seqs.back().size());
+        }
+        std::vector<Value> out;
+        if (seqs.empty()) n = 0;
+        for (size_t k = 0; k < n; ++k) {
+          std::vector<Value> t;
+          for (auto& s : seqs) t.push_back(s[k]);
+          out.push_back(Value::tuple(std::move(t)));
+        }
+        return Value::list(std::move(out));
+      });
+  r.function(
+      "reversed", "sequence", +[](Interp& in, Args& a) {
+        std::vector<Value> v = in.iterate(a[0]);
+        std::reverse(v.begin(), v.end());
+        return Value::list(std::move(v));
+      });
+  r.function(
+      "sorted", "iterable, key=None, reverse=False", +[](Interp& in, Args& a) {
+        std::vector<Value> v = in.iterate(a[0]);
+        std::vector<Value> keys = v;
+        if (!a[1].is_none())
+          for (auto& k : keys) {
+            CallArgs c;
+            c.pos = {k};
+            k = in.call(a[1], c);
+          }
+        std::vector<size_t> order(v.size());
+        for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+        std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+          Value dummy;
+          return in.compare(PyOp::Lt, keys[x], keys[y], &dummy);
+        });
+        std::vector<Value> out;
+        for (size_t k : order) out.push_back(v[k]);
+        if (truthy(a[2])) std::reverse(out.begin(), out.end());
+        return Value::list(std::move(out));
+      });
+  r.function(
+      "all", "iterable", +[](Interp& in, Args& a) {
+        for (auto& v : in.iterate(a[0]))
+          if (!truthy(v)) return Value::boolean(false);
+        return Value::boolean(true);
+      });
+  r.function(
+      "any", "iterable", +[](Interp& in, Args& a) {
+        for (auto& v : in.iterate(a[0]))
+          if (truthy(v)) return Value::boolean(true);
+        return Value::boolean(false);
+      });
+  r.function(
+      "round", "number, ndigits=None", +[](Interp&, Args& a) {
+        if (a[0].is_intlike()) return Value::integer(a[0].as_int());
+        double x = to_double(a[0], "round() argument");
+        if (a[1].is_none()) return int_of(Value::floating(std::nearbyint(x))); // half to even
+        double p = std::pow(10.0, double(to_index(a[1])));
+        return Value::floating(std::nearbyint(x * p) / p);
+      });
+  r.function(
+      "pow", "base, exp", +[](Interp& in, Args& a) { return in.binary(PyOp::Pow, a[0], a[1]); });
+  r.function(
+      "divmod", "a, b", +[](Interp& in, Args& a) {
+        return Value::tuple({in.binary(PyOp::FloorDiv, a[0], a[1]), in.binary(PyOp::Mod, a[0], a[1])});
+      });
+  r.function(
+      "slice", "*args", +[](Interp&, Args& a) {
+        auto s = std::make_shared<SliceObj>();
+        const auto& xs = a[0].items();
+        if (xs.empty() || xs.size() > 3) raise("TypeError", "slice expected 1 to 3 arguments");
+        if (xs.size() == 1)
+          s->stop = xs[0];
+        else {
+          s->start = xs[0];
+          s->stop = xs[1];
+          if (xs.size() == 3) s->step = xs[2];
+        }
+        return Value::of(VKind::Slice, std::move(s));
+      });
+  auto math = std::make_shared<ModuleObj>();
+  math->name = "math";
+  register_math(r, *math);
+  r.globals[intern("math")] = Value::of(VKind::Module, math);
+  register_sequences(r);
+  register_pipeline(r);
+}
+
+} // namespace tg::script

@@ -1,0 +1,659 @@
+// The statement and call machinery of the evaluator; operators live in operators.cpp.
+#include "script/interp.h"
+
+#include <new>
+
+namespace tg::script {
+
+// ---- parameter specs and binding ----
+
+ParamSpec ParamSpec::parse(const std::string& spec) {
+  ParamSpec p;
+  size_t i = 0;
+  auto trim = [](std::string s) {
+    size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  };
+  while (i < spec.size()) {
+    size_t j = spec.find(',', i);
+    if (j == std::string::npos) j = spec.size();
+    std::string item = trim(spec.substr(i, j - i));
+    i = j + 1;
+    if (item.empty()) continue;
+    Value def;
+    def.kind = VKind::Unbound;
+    if (item[0] == '*') {
+      p.vararg = int(p.names.size());
+      item = item.substr(1);
+    } else if (size_t eq = item.find('='); eq != std::string::npos) {
+      std::string d = trim(item.substr(eq + 1));
+      item = trim(item.substr(0, eq));
+      if (d == "None")
+        def = Value::none();
+      else if (d == "True")
+        def = Value::boolean(true);
+      else if (d == "False")
+        def = Value::boolean(false);
+      else if (d == "()")
+        def = Value::tuple({});
+      else if (d[0] == '\'')
+        def = Value::str(d.substr(1, d.size() - 2));
+      else if (d.find_first_of(".e") != std::string::npos)
+        def = Value::floating(std::stod(d));
+      else
+        def = Value::integer(std::stoll(d));
+    }
+    p.names.push_back(intern(item));
+    p.defaults.push_back(def);
+  }
+  return p;
+}
+
+static std::string name_list(const std::vector<std::string>& names) {
+  std::string r;
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (k) r += names.size() == 2 ? " and " : (k + 1 == names.size() ? ", and " : ", ");
+    r += "'" + names[k] + "'";
+  }
+  return r;
+}
+
+void bind_arguments(const std::string& q, const ParamSpec& spec, CallArgs& args, std::vector<Value>& out) {
+  const size_t n = spec.names.size();
+  const size_t npos = spec.vararg >= 0 ? size_t(spec.vararg) : n; // positional parameters
+  out.assign(n, Value());
+  for (auto& v : out) v.kind = VKind::Unbound;
+  if (args.pos.size() > npos && spec.vararg < 0) {
+    size_t required = 0;
+    for (size_t k = 0; k < npos; ++k) required += spec.defaults[k].kind == VKind::Unbound;
+    std::string takes = required == npos ? std::to_string(npos)
+                                         : "from " + std::to_string(required) + " to " + std::to_string(npos);
+    bool plural = !(required == npos && npos == 1);
+    raise("TypeError", q + "() takes " + takes + " positional argument" + (plural ? "s" : "") + " but " +
+                           std::to_string(args.pos.size()) + (args.pos.size() == 1 ? " was" : " were") +
+                           " given");
+  }
+  size_t k = 0;
+  for (; k < args.pos.size() && k < npos; ++k) out[k] = std::move(args.pos[k]);
+  if (spec.vararg >= 0) {
+    std::vector<Value> rest;
+    for (size_t m = npos; m < args.pos.size(); ++m) rest.push_back(std::move(args.pos[m]));
+    out[spec.vararg] = Value::tuple(std::move(rest));
+  }
+  for (auto& [sym, v] : args.kw) {
+    size_t m = 0;
+    while (m < n && (spec.names[m] != sym || int(m) == spec.vararg)) ++m;
+    if (m == n) raise("TypeError", q + "() got an unexpected keyword argument '" + sym_name(sym) + "'");
+    if (out[m].kind != VKind::Unbound)
+      raise("TypeError", q + "() got multiple values for argument '" + sym_name(sym) + "'");
+    out[m] = std::move(v);
+  }
+  std::vector<std::string> missing, missing_kw;
+  for (size_t m = 0; m < n; ++m) {
+    if (out[m].kind != VKind::Unbound) continue;
+    if (spec.defaults[m].kind != VKind::Unbound)
+      out[m] = spec.defaults[m];
+    else
+      (m < npos ? missing : missing_kw).push_back(sym_name(spec.names[m]));
+  }
+  if (!missing.empty())
+    raise("TypeError", q + "() missing " + std::to_string(missing.size()) + " required positional argument" +
+                           (missing.size() > 1 ? "s" : "") + ": " + name_list(missing));
+  if (!missing_kw.empty())
+    raise("TypeError", q + "() missing " + std::to_string(missing_kw.size()) +
+                           " required keyword-only argument" + (missing_kw.size() > 1 ? "s" : "") + ": " +
+                           name_list(missing_kw));
+}
+
+// ---- registry ----
+
+const Builtin* Registry::add(const std::string& qualname, const std::string& spec, NativeFn fn,
+                             bool is_method) {
+  auto b = std::make_shared<Builtin>();
+  b->qualname = qualname;
+  b->spec = ParamSpec::parse(spec);
+  b->fn = fn;
+  b->is_method = is_method;
+  owned.push_back(std::move(b));
+  return owned.back().get();
+}
+void Registry::method(VKind kind, const std::string& name, const std::string& spec, NativeFn fn,
+                      const std::string& owner) {
+  methods[int(kind)][intern(name)] = add(owner + "." + name, spec, fn, true);
+}
+void Registry::function(const std::string& name, const std::string& spec, NativeFn fn) {
+  add(name, spec, fn);
+  globals[intern(name)] = Value::of(VKind::Builtin, owned.back());
+}
+
+const Registry& registry() {
+  static const Registry* r = [] {
+    auto* reg = new Registry();
+    register_builtins(*reg);
+    register_tensor(*reg);
+    return reg;
+  }();
+  return *r;
+}
+
+// ---- interpreter ----
+
+Interp::Interp(std::ostream& out, int recursion_limit)
+    : print_stream(out), reg_(registry()), recursion_limit_(recursion_limit) {
+  for (auto& [sym, v] : reg_.globals) {
+    if (size_t(sym) >= builtins_.size()) builtins_.resize(sym + 1);
+    builtins_[sym] = v;
+  }
+  for (auto& v : builtins_)
+    if (v.kind == VKind::None && !v.obj) v.kind = VKind::Unbound;
+}
+
+void Interp::run(const Program& program) {
+  for (const auto& s : program.body) {
+    Flow f = exec(s.get());
+    if (f == Flow::Return) throw PyError("SyntaxError", "'return' outside function", s->line);
+    if (f == Flow::Break) throw PyError("SyntaxError", "'break' outside loop", s->line);
+    if (f == Flow::Continue) throw PyError("SyntaxError", "'continue' not properly in loop", s->line);
+  }
+}
+
+Value Interp::load(const NameRef& r) {
+  switch (r.scope) {
+  case Scope::Local: {
+    const Value& v = frame_->slots[r.slot];
+    if (v.kind == VKind::Unbound)
+      raise("UnboundLocalError",
+            "cannot access local variable '" + sym_name(r.sym) + "' where it is not associated with a value");
+    return v;
+  }
+  case Scope::Enclosing: {
+    Frame* f = frame_.get();
+    for (int d = 0; d < r.depth; ++d) f = f->parent.get();
+    const Value& v = f->slots[r.slot];
+    if (v.kind == VKind::Unbound)
+      raise("NameError", "cannot access free variable '" + sym_name(r.sym) +
+                             "' where it is not associated with a value in enclosing scope");
+    return v;
+  }
+  case Scope::Global:
+    if (size_t(r.sym) < globals_.size() && globals_[r.sym].kind != VKind::Unbound) return globals_[r.sym];
+    if (size_t(r.sym) < builtins_.size() && builtins_[r.sym].kind != VKind::Unbound) return builtins_[r.sym];
+    raise("NameError", "name '" + sym_name(r.sym) + "' is not defined");
+  }
+  return Value();
+}
+
+void Interp::store(const NameRef& r, Value v) {
+  switch (r.scope) {
+  case Scope::Local:
+    frame_->slots[r.slot] = std::move(v);
+    return;
+  case Scope::Enclosing: {
+    Frame* f = frame_.get();
+    for (int d = 0; d < r.depth; ++d) f = f->parent.get();
+    f->slots[r.slot] = std::move(v);
+    return;
+  }
+  case Scope::Global:
+    if (size_t(r.sym) >= globals_.size()) {
+      Value unbound;
+      unbound.kind = VKind::Unbound;
+      globals_.resize(r.sym + 1, unbound);
+    }
+    globals_[r.sym] = std::move(v);
+    return;
+  }
+}
+
+Interp::Flow Interp::exec_block(const std::vector<NodePtr>& body) {
+  for (const auto& s : body) {
+    Flow f = exec(s.get());
+    if (f != Flow::Normal) return f;
+  }
+  return Flow::Normal;
+}
+
+Interp::Flow Interp::exec(const Node* s) {
+  try {
+    return exec_inner(s);
+  } catch (PyError& e) {
+    if (e.line == 0) e.line = s->line;
+    throw;
+  } catch (Error& e) {
+    throw PyError(e.kind(), e.what(), s->line);
+  } catch (std::bad_alloc&) {
+    throw PyError("MemoryError", "out of memory", s->line);
+  } catch (std::exception& e) {
+    throw PyError("RuntimeError", std::string("internal error: ") + e.what(), s->line);
+  }
+}
+
+Interp::Flow Interp::exec_inner(const Node* s) {
+  switch (s->kind) {
+  case NK::ExprStmt: {
+    Value v = eval(s->kids[0].get());
+    if (!frame_ && v.kind != VKind::None) last_expression = std::move(v);
+    return Flow::Normal;
+  }
+  case NK::Assign: {
+    Value v = eval(s->kids.back().get());
+    for (size_t k = 0; k + 1 < s->kids.size(); ++k) assign(s->kids[k].get(), v);
+    return Flow::Normal;
+  }
+  case NK::AugAssign:
+    aug_assign(s);
+    return Flow::Normal;
+  case NK::If: {
+    if (truthy(eval(s->kids[0].get()))) return exec_block(s->body);
+    return exec_block(s->orelse);
+  }
+  case NK::For: {
+    Value it = eval(s->kids[1].get());
+    auto body = [&](Value v) -> int { // 0 go on, 1 break, 2 return
+      assign(s->kids[0].get(), v);
+      Flow f = exec_block(s->body);
+      if (f == Flow::Break) return 1;
+      if (f == Flow::Return) return 2;
+      return 0;
+    };
+    int r = 0;
+    if (it.kind == VKind::Range) {
+      RangeObj rg = it.as<RangeObj>();
+      for (int64_t k = 0, n = rg.size(); k < n && r == 0; ++k) r = body(Value::integer(rg.at(k)));
+    } else if (it.kind == VKind::List) {
+      // by index, so appending while iterating behaves as in Python
+      for (size_t k = 0; k < it.items().size() && r == 0; ++k) r = body(it.items()[k]);
+    } else {
+      std::vector<Value> items = iterate(it);
+      for (size_t k = 0; k < items.size() && r == 0; ++k) r = body(items[k]);
+    }
+    return r == 2 ? Flow::Return : Flow::Normal;
+  }
+  case NK::While: {
+    while (truthy(eval(s->kids[0].get()))) {
+      Flow f = exec_block(s->body);
+      if (f == Flow::Break) break;
+      if (f == Flow::Return) return f;
+    }
+    return Flow::Normal;
+  }
+  case NK::Def:
+    store(s->ref, make_function(s->func));
+    return Flow::Normal;
+  case NK::Return:
+    return_value_ = s->kids.empty() ? Value() : eval(s->kids[0].get());
+    return Flow::Return;
+  case NK::Pass:
+    return Flow::Normal;
+  case NK::Break:
+    return Flow::Break;
+  case NK::Continue:
+    return Flow::Continue;
+  case NK::Assert:
+    if (!truthy(eval(s->kids[0].get())))
+      raise("AssertionError", s->kids.size() > 1 ? str(eval(s->kids[1].get())) : "");
+    return Flow::Normal;
+  default:
+    raise("SyntaxError", "not a statement");
+  }
+}
+
+void Interp::assign(const Node* t, const Value& v) {
+  switch (t->kind) {
+  case NK::Name:
+    store(t->ref, v);
+    return;
+  case NK::TupleExpr:
+  case NK::ListExpr: {
+    if (!(v.is_seq() || v.kind == VKind::Str || v.kind == VKind::Range || v.kind == VKind::Tensor ||
+          v.kind == VKind::Bytes))
+      raise("TypeError", "cannot unpack non-iterable " + type_name(v) + " object");
+    std::vector<Value> items = iterate(v);
+    size_t n = t->kids.size();
+    if (items.size() > n)
+      raise("ValueError", "too many values to unpack (expected " + std::to_string(n) + ")");
+    if (items.size() < n)
+      raise("ValueError", "not enough values to unpack (expected " + std::to_string(n) + ", got " +
+                              std::to_string(items.size()) + ")");
+    for (size_t k = 0; k < n; ++k) assign(t->kids[k].get(), items[k]);
+    return;
+  }
+  case NK::Subscript: {
+    Value obj = eval(t->kids[0].get());
+    Value idx = eval(t->kids[1].get());
+    if (obj.kind == VKind::List) {
+      if (!idx.is_intlike())
+        raise("TypeError", "list indices must be integers or slices, not " + type_name(idx));
+      auto& items = obj.items();
+      int64_t i = idx.as_int(), n = int64_t(items.size());
+      if (i < 0) i += n;
+      if (i < 0 || i >= n) raise("IndexError", "list assignment index out of range");
+      items[i] = v;
+      return;
+    }
+    if (obj.kind == VKind::Tensor)
+      raise("NotImplementedError", "assigning into a Tensor (__setitem__) is not supported in .tg scripts");
+    raise("TypeError", "'" + type_name(obj) + "' object does not support item assignment");
+  }
+  case NK::Attr: {
+    Value obj = eval(t->kids[0].get());
+    if (obj.kind == VKind::Tensor && sym_name(t->sym) == "requires_grad") {
+      if (v.is_none())
+        obj.t().set_requires_grad(std::nullopt);
+      else
+        obj.t().set_requires_grad(truthy(v));
+      return;
+    }
+    raise("AttributeError",
+          "'" + type_name(obj) + "' object attribute '" + sym_name(t->sym) + "' is read-only");
+  }
+  default:
+    raise("SyntaxError", "cannot assign to expression");
+  }
+}
+
+void Interp::aug_assign(const Node* s) {
+  const Node* t = s->kids[0].get();
+  Value cur;
+  Value obj, idx;
+  if (t->kind == NK::Name) {
+    cur = load(t->ref);
+  } else if (t->kind == NK::Subscript) {
+    obj = eval(t->kids[0].get());
+    idx = eval(t->kids[1].get());
+    cur = subscript(obj, idx);
+  } else {
+    obj = eval(t->kids[0].get());
+    cur = get_attr(obj, t->sym);
+  }
+  Value rhs = eval(s->kids[1].get());
+  Value result;
+  if (cur.kind == VKind::List && s->op == PyOp::Add) {
+    std::vector<Value> more = iterate(rhs);
+    auto& items = cur.items();
+    items.insert(items.end(), more.begin(), more.end());
+    result = cur;
+  } else if (cur.kind == VKind::Tensor && s->op != PyOp::FloorDiv && s->op != PyOp::Mod &&
+             s->op != PyOp::BitAnd && s->op != PyOp::BitOr) {
+    // Tensor.__iadd__ & co: self.assign(...), which mutates the object every alias sees.
+    Value r = binary(s->op, cur, rhs);
+    cur.t() = r.t();
+    result = cur;
+  } else {
+    result = binary(s->op, cur, rhs);
+  }
+  if (t->kind == NK::Name) {
+    store(t->ref, result);
+  } else if (t->kind == NK::Subscript) {
+    if (obj.kind != VKind::List)
+      raise("TypeError", "'" + type_name(obj) + "' object does not support item assignment");
+    Node fake(NK::Subscript, s->line);
+    auto& items = obj.items();
+    int64_t i = idx.as_int(), n = int64_t(items.size());
+    if (i < 0) i += n;
+    items.at(size_t(i)) = result;
+  } else {
+    raise("AttributeError",
+          "'" + type_name(obj) + "' object attribute '" + sym_name(t->sym) + "' is read-only");
+  }
+}
+
+Value Interp::make_function(const std::shared_ptr<FuncDef>& def) {
+  auto f = std::make_shared<FunctionObj>();
+  f->def = def.get();
+  f->closure = frame_;
+  f->spec.names = def->params;
+  f->spec.vararg = def->vararg_slot;
+  Value unbound;
+  unbound.kind = VKind::Unbound;
+  f->spec.defaults.assign(def->params.size(), unbound);
+  size_t first = def->params.size() - def->defaults.size() - (def->vararg_slot >= 0 ? 1 : 0);
+  for (size_t k = 0; k < def->defaults.size(); ++k)
+    f->spec.defaults[first + k] = eval(def->defaults[k].get());
+  return Value::of(VKind::Function, std::move(f));
+}
+
+namespace {
+struct DepthGuard {
+  int& d;
+  DepthGuard(int& depth, int limit) : d(depth) {
+    if (++d > limit) {
+      --d;
+      raise("RecursionError", "maximum recursion depth exceeded");
+    }
+  }
+  ~DepthGuard() { --d; }
+};
+} // namespace
+
+Value Interp::call_function(const FunctionObj& f, CallArgs& args) {
+  DepthGuard guard(depth_, recursion_limit_);
+  auto frame = std::make_shared<Frame>();
+  bind_arguments(f.def->name, f.spec, args, frame->slots);
+  Value unbound;
+  unbound.kind = VKind::Unbound;
+  frame->slots.resize(f.def->nlocals, unbound);
+  frame->parent = f.closure;
+  std::swap(frame_, frame);
+  struct Restore {
+    std::shared_ptr<Frame>& cur;
+    std::shared_ptr<Frame>& saved;
+    ~Restore() { std::swap(cur, saved); }
+  } restore{frame_, frame};
+  Flow fl = exec_block(f.def->body);
+  if (fl == Flow::Break || fl == Flow::Continue) raise("SyntaxError", "'break' outside loop");
+  if (fl != Flow::Return) return Value();
+  Value r = std::move(return_value_);
+  return_value_ = Value();
+  return r;
+}
+
+Value Interp::call(const Value& f, CallArgs& args) {
+  switch (f.kind) {
+  case VKind::Function:
+    return call_function(f.as<FunctionObj>(), args);
+  case VKind::Builtin: {
+    const Builtin& b = f.as<Builtin>();
+    std::vector<Value> bound;
+    bind_arguments(b.qualname, b.spec, args, bound);
+    DepthGuard guard(depth_, recursion_limit_); // natives may call back (sorted key, map)
+    return b.fn(*this, bound);
+  }
+  case VKind::Method: {
+    auto& m = f.as<MethodObj>();
+    args.pos.insert(args.pos.begin(), m.self);
+    std::vector<Value> bound;
+    bind_arguments(m.fn->qualname, m.fn->spec, args, bound);
+    return m.fn->fn(*this, bound);
+  }
+  case VKind::Module: {
+    auto& m = f.as<ModuleObj>();
+    if (m.ctor) {
+      std::vector<Value> bound;
+      bind_arguments(m.ctor->qualname, m.ctor->spec, args, bound);
+      return m.ctor->fn(*this, bound);
+    }
+    raise("TypeError", "'module' object is not callable");
+  }
+  default:
+    raise("TypeError", "'" + type_name(f) + "' object is not callable");
+  }
+}
+
+void Interp::collect_args(const Node* n, size_t first, CallArgs& args) {
+  size_t nargs = n->kids.size() - 1;
+  args.pos.reserve(nargs);
+  for (size_t k = 0; k < nargs; ++k) {
+    Sym kind = n->arg_kinds[k];
+    const Node* a = n->kids[k + 1].get();
+    if (kind == kArgPositional) {
+      args.pos.push_back(eval(a));
+    } else if (kind == kArgStarred) {
+      Value v = eval(a);
+      if (!(v.is_seq() || v.kind == VKind::Range || v.kind == VKind::Str || v.kind == VKind::Tensor))
+        raise("TypeError", "Value after * must be an iterable, not " + type_name(v));
+      for (auto& x : iterate(v)) args.pos.push_back(std::move(x));
+    } else {
+      args.kw.emplace_back(kind, eval(a));
+    }
+  }
+  (void)first;
+}
+
+// obj.name(args): binds a native method directly, without a bound-method object.
+Value Interp::call_method_node(const Node* n) {
+  const Node* attr = n->kids[0].get();
+  Value self = eval(attr->kids[0].get());
+  const auto& table = reg_.methods[int(self.kind)];
+  auto it = table.find(attr->sym);
+  if (it != table.end()) {
+    CallArgs args;
+    args.pos.push_back(self);
+    collect_args(n, 1, args);
+    std::vector<Value> bound;
+    bind_arguments(it->second->qualname, it->second->spec, args, bound);
+    return it->second->fn(*this, bound);
+  }
+  Value f = get_attr(self, attr->sym);
+  CallArgs args;
+  collect_args(n, 1, args);
+  return call(f, args);
+}
+
+Value Interp::list_comp(const Node* n) {
+  DepthGuard guard(depth_, recursion_limit_);
+  Value first_iter = eval(n->comps[0].iter.get());
+  auto frame = std::make_shared<Frame>();
+  Value unbound;
+  unbound.kind = VKind::Unbound;
+  frame->slots.assign(n->func->nlocals, unbound);
+  frame->parent = frame_;
+  std::swap(frame_, frame);
+  struct Restore {
+    std::shared_ptr<Frame>& cur;
+    std::shared_ptr<Frame>& saved;
+    ~Restore() { std::swap(cur, saved); }
+  } restore{frame_, frame};
+  std::vector<Value> out;
+  std::vector<Value> items = iterate(first_iter);
+  const Comprehension& c = n->comps[0];
+  for (auto& v : items) {
+    assign(c.target.get(), v);
+    bool ok = true;
+    for (auto& cond : c.conds)
+      if (!(ok = truthy(eval(cond.get())))) break;
+    if (ok) comp_loop(n, 1, out);
+  }
+  return Value::list(std::move(out));
+}
+
+void Interp::comp_loop(const Node* n, size_t level, std::vector<Value>& out) {
+  if (level == n->comps.size()) {
+    out.push_back(eval(n->kids[0].get()));
+    return;
+  }
+  const Comprehension& c = n->comps[level];
+  for (auto& v : iterate(eval(c.iter.get()))) {
+    assign(c.target.get(), v);
+    bool ok = true;
+    for (auto& cond : c.conds)
+      if (!(ok = truthy(eval(cond.get())))) break;
+    if (ok) comp_loop(n, level + 1, out);
+  }
+}
+
+Value Interp::eval(const Node* n) {
+  switch (n->kind) {
+  case NK::Const:
+    return n->value;
+  case NK::Name:
+    return load(n->ref);
+  case NK::Attr:
+    return get_attr(eval(n->kids[0].get()), n->sym);
+  case NK::Subscript: {
+    Value obj = eval(n->kids[0].get());
+    return subscript(obj, eval(n->kids[1].get()));
+  }
+  case NK::Call: {
+    if (n->kids[0]->kind == NK::Attr) return call_method_node(n);
+    Value f = eval(n->kids[0].get());
+    CallArgs args;
+    collect_args(n, 1, args);
+    return call(f, args);
+  }
+  case NK::BinOp: {
+    Value a = eval(n->kids[0].get());
+    Value b = eval(n->kids[1].get());
+    if (a.kind == VKind::Int && b.kind == VKind::Int) {
+      int64_t r;
+      if (n->op == PyOp::Add && !__builtin_add_overflow(a.i, b.i, &r)) return Value::integer(r);
+      if (n->op == PyOp::Sub && !__builtin_sub_overflow(a.i, b.i, &r)) return Value::integer(r);
+      if (n->op == PyOp::Mul && !__builtin_mul_overflow(a.i, b.i, &r)) return Value::integer(r);
+    }
+    return binary(n->op, a, b);
+  }
+  case NK::UnaryOp:
+    return unary(n->op, eval(n->kids[0].get()));
+  case NK::Not:
+    return Value::boolean(!truthy(eval(n->kids[0].get())));
+  case NK::And: {
+    Value v;
+    for (auto& k : n->kids)
+      if (!truthy(v = eval(k.get()))) return v;
+    return v;
+  }
+  case NK::Or: {
+    Value v;
+    for (auto& k : n->kids)
+      if (truthy(v = eval(k.get()))) return v;
+    return v;
+  }
+  case NK::Compare: {
+    Value a = eval(n->kids[0].get());
+    for (size_t k = 0; k < n->ops.size(); ++k) {
+      Value b = eval(n->kids[k + 1].get());
+      Value tensor_result;
+      bool r = compare(n->ops[k], a, b, &tensor_result);
+      if (tensor_result.kind == VKind::Tensor) {
+        if (k + 1 == n->ops.size()) return tensor_result;
+        truthy(tensor_result); // raises, as Python's chained `and` would
+      }
+      if (!r) return Value::boolean(false);
+      a = std::move(b);
+    }
+    return Value::boolean(true);
+  }
+  case NK::IfExp:
+    return truthy(eval(n->kids[1].get())) ? eval(n->kids[0].get()) : eval(n->kids[2].get());
+  case NK::ListExpr:
+  case NK::TupleExpr: {
+    std::vector<Value> items;
+    items.reserve(n->kids.size());
+    for (auto& k : n->kids) {
+      if (k->kind == NK::Starred) {
+        for (auto& x : iterate(eval(k->kids[0].get()))) items.push_back(std::move(x));
+      } else {
+        items.push_back(eval(k.get()));
+      }
+    }
+    return n->kind == NK::ListExpr ? Value::list(std::move(items)) : Value::tuple(std::move(items));
+  }
+  case NK::SliceExpr: {
+    auto s = std::make_shared<SliceObj>();
+    if (n->kids[0]) s->start = eval(n->kids[0].get());
+    if (n->kids[1]) s->stop = eval(n->kids[1].get());
+    if (n->kids[2]) s->step = eval(n->kids[2].get());
+    return Value::of(VKind::Slice, std::move(s));
+  }
+  case NK::Lambda:
+    return make_function(n->func);
+  case NK::ListComp:
+    return list_comp(n);
+  case NK::Starred:
+    raise("SyntaxError", "can't use starred expression here");
+  default:
+    raise("SyntaxError", "not an expression");
+  }
+}
+
+} // namespace tg::script

@@ -1,0 +1,148 @@
+// script layer, evaluator: walks the syntax tree with Python's semantics. Native functions
+// (builtins, Tensor methods) are table entries with a Python parameter spec, bound by the same
+// rules as a def (positional, keyword, defaults, *args) and Python's TypeError messages.
+#pragma once
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <unordered_map>
+
+#include "script/ast.h"
+
+namespace tg::script {
+
+class Interp;
+
+// A Python signature: "self, shape, *args", "axis=None, keepdim=False". Parameters after
+// *args are keyword-only.
+struct ParamSpec {
+  std::vector<Sym> names;
+  std::vector<Value> defaults; // per parameter; VKind::Unbound = required
+  int vararg = -1;
+  static ParamSpec parse(const std::string& spec); // defaults: None True False ints floats 'str'
+};
+
+struct CallArgs {
+  std::vector<Value> pos;
+  std::vector<std::pair<Sym, Value>> kw;
+};
+
+// Binds args to spec; out gets one value per parameter (the *args one a tuple).
+void bind_arguments(const std::string& qualname, const ParamSpec& spec, CallArgs& args,
+                    std::vector<Value>& out);
+
+using NativeFn = Value (*)(Interp&, std::vector<Value>& args);
+
+struct Builtin : Object {
+  std::string qualname; // for messages: "Tensor.sum", "len"
+  ParamSpec spec;
+  NativeFn fn = nullptr;
+  bool is_method = false; // the first parameter is self (bound on attribute access)
+};
+
+struct MethodObj : Object {
+  Value self;
+  const Builtin* fn;
+};
+
+struct Frame {
+  std::vector<Value> slots;
+  std::shared_ptr<Frame> parent;
+};
+
+struct FunctionObj : Object {
+  const FuncDef* def;
+  ParamSpec spec;
+  std::shared_ptr<Frame> closure;
+};
+
+using Getter = Value (*)(Interp&, const Value& self);
+
+struct ModuleObj : Object {
+  std::string name;
+  std::unordered_map<Sym, Value> attrs;
+  const Builtin* ctor = nullptr; // Tensor(...)
+};
+
+// Methods and properties per value kind, and the global builtins. Built once.
+struct Registry {
+  std::unordered_map<Sym, const Builtin*> methods[int(VKind::Unbound) + 1];
+  std::unordered_map<Sym, Getter> properties[int(VKind::Unbound) + 1];
+  std::unordered_map<Sym, Value> globals;
+  std::vector<std::shared_ptr<Builtin>> owned;
+
+  const Builtin* add(const std::string& qualname, const std::string& spec, NativeFn fn,
+                     bool is_method = false);
+  void method(VKind kind, const std::string& name, const std::string& spec, NativeFn fn,
+              const std::string& owner);
+  void function(const std::string& name, const std::string& spec, NativeFn fn);
+};
+const Registry& registry();
+void register_builtins(Registry& r); // builtins.cpp
+void register_tensor(Registry& r);   // tensor_bindings.cpp
+
+struct RecordedInput {
+  std::string name;
+  Tensor tensor;
+  bool requires_grad;
+};
+
+class Interp {
+public:
+  explicit Interp(std::ostream& print_stream, int recursion_limit = 1000);
+  void run(const Program& program);
+
+  Value eval(const Node* n);
+  Value call(const Value& f, CallArgs& args);
+  Value binary(PyOp op, const Value& a, const Value& b);
+  Value unary(PyOp op, const Value& a);
+  bool compare(PyOp op, const Value& a, const Value& b, Value* tensor_result);
+  Value get_attr(const Value& obj, Sym name);
+  Value subscript(const Value& obj, const Value& index);
+  std::vector<Value> iterate(const Value& v); // list(v)
+
+  std::ostream& print_stream;
+  std::vector<RecordedInput> inputs;
+  std::vector<std::pair<std::string, Tensor>> outputs;
+  std::optional<Value> last_expression; // module-level expression statement values (not None)
+
+private:
+  enum class Flow { Normal, Return, Break, Continue };
+  Flow exec_block(const std::vector<NodePtr>& body);
+  Flow exec(const Node* s);
+  Flow exec_inner(const Node* s);
+  void assign(const Node* target, const Value& v);
+  void aug_assign(const Node* s);
+  Value call_function(const FunctionObj& f, CallArgs& args);
+  Value call_method_node(const Node* n);
+  Value list_comp(const Node* n);
+  void comp_loop(const Node* n, size_t level, std::vector<Value>& out);
+  Value load(const NameRef& r);
+  void store(const NameRef& r, Value v);
+  Value make_function(const std::shared_ptr<FuncDef>& def);
+  void collect_args(const Node* n, size_t first, CallArgs& args);
+
+  const Registry& reg_;
+  std::vector<Value> globals_;   // by Sym
+  std::vector<Value> builtins_;  // by Sym
+  std::shared_ptr<Frame> frame_; // null at module level
+  Value return_value_;
+  int depth_ = 0, recursion_limit_;
+};
+
+// Conversions shared by the bindings (convert.cpp).
+int64_t to_index(const Value& v, const char* what = "an integer");
+double to_double(const Value& v, const std::string& what);
+Scalar to_scalar(const Value& v);
+std::optional<DType> to_dtype(const Value& v);
+Tensor& to_tensor(const Value& v, const std::string& what);
+Shape argfix(const Value& first, const Value& rest); // argfix(first, *rest)
+Shape argfix_all(const Value& args);                 // argfix(*args)
+Shape to_shape(const Value& v);                      // a tuple/list of ints (None: keep)
+AxisArg to_axis(const Value& v);
+std::vector<int> to_ints(const Value& v);
+Operand to_operand(const Value& v);
+Value tensor_from_data(const Value& data, std::optional<DType> dtype, std::optional<bool> requires_grad);
+Value tensor_list(const std::vector<Tensor>& ts, bool tuple);
+
+} // namespace tg::script

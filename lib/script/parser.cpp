@@ -1,0 +1,722 @@
+// Recursive descent over Python's grammar, the .tg subset. Names are interned here and
+// resolved to slots by resolve_names (resolve.cpp) once the whole program is parsed.
+#include <cstring>
+
+#include "script/ast.h"
+#include "script/lexer.h"
+
+namespace tg::script {
+
+void resolve_names(Program& program); // resolve.cpp
+
+namespace {
+
+constexpr int kMaxNesting = 600; // nested expressions; Python stops at 200 parentheses
+
+class Parser {
+public:
+  explicit Parser(std::vector<Token> toks) : t_(std::move(toks)) {}
+
+  Program program() {
+    Program p;
+    while (!at(TK::End)) {
+      if (at(TK::Newline)) {
+        ++i_;
+        continue;
+      }
+      statement(p.body);
+    }
+    return p;
+  }
+
+private:
+  // --- token helpers ---
+  const Token& cur() const { return t_[i_]; }
+  bool at(TK k) const { return cur().kind == k; }
+  bool at_op(const char* o) const { return cur().kind == TK::Op && cur().text == o; }
+  bool at_kw(const char* w) const { return cur().kind == TK::Name && cur().text == w; }
+  bool accept_op(const char* o) {
+    if (!at_op(o)) return false;
+    ++i_;
+    return true;
+  }
+  bool accept_kw(const char* w) {
+    if (!at_kw(w)) return false;
+    ++i_;
+    return true;
+  }
+  [[noreturn]] void error(const std::string& msg) const { throw PyError("SyntaxError", msg, cur().line); }
+  [[noreturn]] void unexpected() const {
+    if (at(TK::Indent)) throw PyError("IndentationError", "unexpected indent", cur().line);
+    if (at(TK::Newline) || at(TK::End) || at(TK::Dedent)) error("invalid syntax");
+    error("invalid syntax near '" + (cur().text.empty() ? std::string("literal") : cur().text) + "'");
+  }
+  void expect_op(const char* o) {
+    if (!accept_op(o)) {
+      if (at(TK::Newline) || at(TK::End)) error(std::string("expected '") + o + "'");
+      unexpected();
+    }
+  }
+  static bool is_keyword(const std::string& w) {
+    static const char* const kw[] = {
+        "False", "None",  "True",   "and",      "as",      "assert", "break",  "class",  "continue",
+        "def",   "del",   "elif",   "else",     "for",     "from",   "global", "if",     "import",
+        "in",    "is",    "lambda", "nonlocal", "not",     "or",     "pass",   "return", "while",
+        "with",  "yield", "try",    "except",   "finally", "raise",  "async",  "await"};
+    for (const char* k : kw)
+      if (w == k) return true;
+    return false;
+  }
+  std::string name() {
+    if (!at(TK::Name) || is_keyword(cur().text)) unexpected();
+    return t_[i_++].text;
+  }
+  NodePtr node(NK k) { return std::make_unique<Node>(k, cur().line); }
+
+  struct Nest {
+    Parser& p;
+    explicit Nest(Parser& pp) : p(pp) {
+      if (++p.nesting_ > kMaxNesting) p.error("too many nested parentheses");
+    }
+    ~Nest() { --p.nesting_; }
+  };
+
+  // --- statements ---
+  void statement(std::vector<NodePtr>& out) {
+    if (at_kw("if")) return out.push_back(if_stmt());
+    if (at_kw("for")) return out.push_back(for_stmt());
+    if (at_kw("while")) return out.push_back(while_stmt());
+    if (at_kw("def")) return out.push_back(def_stmt());
+    for (const char* w : {"class", "try", "with", "async", "global", "nonlocal", "del", "raise", "yield"})
+      if (at_kw(w)) error(std::string("'") + w + "' is not supported in .tg scripts");
+    if (at(TK::Indent)) unexpected();
+    simple_statements(out);
+  }
+
+  void simple_statements(std::vector<NodePtr>& out) {
+    while (true) {
+      if (NodePtr s = small_statement()) out.push_back(std::move(s));
+      if (!accept_op(";")) break;
+      if (at(TK::Newline)) break;
+    }
+    if (!at(TK::Newline)) unexpected();
+    ++i_;
+  }
+
+  NodePtr small_statement() {
+    int line = cur().line;
+    if (accept_kw("pass")) return std::make_unique<Node>(NK::Pass, line);
+    if (accept_kw("break")) return std::make_unique<Node>(NK::Break, line);
+    if (accept_kw("continue")) return std::make_unique<Node>(NK::Continue, line);
+    if (accept_kw("return")) {
+      auto r = std::make_unique<Node>(NK::Return, line);
+      if (!at(TK::Newline) && !at_op(";")) r->kids.push_back(testlist(true));
+      return r;
+    }
+    if (accept_kw("assert")) {
+      auto a = std::make_unique<Node>(NK::Assert, line);
+      a->kids.push_back(test());
+      if (accept_op(",")) a->kids.push_back(test());
+      return a;
+    }
+    if (at_kw("import") || at_kw("from")) {
+      import_statement();
+      return nullptr;
+    }
+    NodePtr first = testlist(true);
+    static const std::pair<const char*, PyOp> kAug[] = {
+        {"+=", PyOp::Add},       {"-=", PyOp::Sub},     {"*=", PyOp::Mul},    {"/=", PyOp::Div},
+        {"//=", PyOp::FloorDiv}, {"%=", PyOp::Mod},     {"**=", PyOp::Pow},   {"@=", PyOp::MatMul},
+        {"<<=", PyOp::LShift},   {">>=", PyOp::RShift}, {"&=", PyOp::BitAnd}, {"|=", PyOp::BitOr},
+        {"^=", PyOp::BitXor}};
+    for (auto& [text, op] : kAug) {
+      if (accept_op(text)) {
+        check_target(*first, true);
+        auto a = std::make_unique<Node>(NK::AugAssign, line);
+        a->op = op;
+        a->kids.push_back(std::move(first));
+        a->kids.push_back(testlist(true));
+        return a;
+      }
+    }
+    if (at_op("=")) {
+      auto a = std::make_unique<Node>(NK::Assign, line);
+      a->kids.push_back(std::move(first));
+      while (accept_op("=")) a->kids.push_back(testlist(true));
+      for (size_t k = 0; k + 1 < a->kids.size(); ++k) check_target(*a->kids[k], false);
+      return a;
+    }
+    auto e = std::make_unique<Node>(NK::ExprStmt, line);
+    e->kids.push_back(std::move(first));
+    return e;
+  }
+
+  // `import math`, `from tinygrad import Tensor, dtypes`: the names already exist; accepted so
+  // that a snippet stays valid Python.
+  void import_statement() {
+    auto module = [&] {
+      std::string m = name();
+      while (accept_op(".")) m += "." + name();
+      return m;
+    };
+    auto check_module = [&](const std::string& m) {
+      if (m != "math" && m != "tinygrad" && m.rfind("tinygrad.", 0) != 0)
+        throw PyError("ModuleNotFoundError",
+                      "No module named '" + m + "' (a .tg script can import only tinygrad and math)",
+                      cur().line);
+    };
+    if (accept_kw("import")) {
+      do {
+        check_module(module());
+        if (accept_kw("as")) name();
+      } while (accept_op(","));
+      return;
+    }
+    accept_kw("from");
+    check_module(module());
+    if (!accept_kw("import")) unexpected();
+    bool paren = accept_op("(");
+    do {
+      if (paren && at_op(")")) break;
+      name();
+      if (accept_kw("as")) name();
+    } while (accept_op(","));
+    if (paren) expect_op(")");
+  }
+
+  void check_target(const Node& n, bool augmented) {
+    switch (n.kind) {
+    case NK::Name:
+    case NK::Attr:
+    case NK::Subscript:
+      return;
+    case NK::TupleExpr:
+    case NK::ListExpr:
+      if (augmented) error("'tuple' is an illegal expression for augmented assignment");
+      for (auto& k : n.kids) check_target(*k, false);
+      return;
+    case NK::Starred:
+      error("starred assignment targets are not supported in .tg scripts");
+    case NK::Call:
+      error("cannot assign to function call");
+    case NK::Const:
+      error("cannot assign to literal");
+    default:
+      error("cannot assign to expression");
+    }
+  }
+
+  std::vector<NodePtr> suite() {
+    expect_op(":");
+    std::vector<NodePtr> body;
+    if (!at(TK::Newline)) {
+      simple_statements(body);
+      return body;
+    }
+    ++i_;
+    if (!at(TK::Indent)) throw PyError("IndentationError", "expected an indented block", cur().line);
+    ++i_;
+    while (!at(TK::Dedent) && !at(TK::End)) {
+      if (at(TK::Newline)) {
+        ++i_;
+        continue;
+      }
+      statement(body);
+    }
+    if (at(TK::Dedent)) ++i_;
+    return body;
+  }
+
+  NodePtr if_stmt() {
+    auto n = node(NK::If);
+    ++i_; // if / elif
+    n->kids.push_back(named_test());
+    n->body = suite();
+    if (at_kw("elif")) {
+      n->orelse.push_back(if_stmt());
+    } else if (accept_kw("else")) {
+      n->orelse = suite();
+    }
+    return n;
+  }
+
+  NodePtr for_stmt() {
+    auto n = node(NK::For);
+    ++i_;
+    n->kids.push_back(target_list());
+    if (!accept_kw("in")) unexpected();
+    n->kids.push_back(testlist(false));
+    n->body = suite();
+    if (at_kw("else")) error("'for ... else' is not supported in .tg scripts");
+    return n;
+  }
+
+  NodePtr while_stmt() {
+    auto n = node(NK::While);
+    ++i_;
+    n->kids.push_back(named_test());
+    n->body = suite();
+    if (at_kw("else")) error("'while ... else' is not supported in .tg scripts");
+    return n;
+  }
+
+  NodePtr def_stmt() {
+    auto n = node(NK::Def);
+    ++i_;
+    auto f = std::make_shared<FuncDef>();
+    f->name = name();
+    n->ref.sym = intern(f->name);
+    expect_op("(");
+    parameters(*f, ")");
+    expect_op(")");
+    if (accept_op("->")) test();
+    f->body = suite();
+    n->func = f;
+    return n;
+  }
+
+  void parameters(FuncDef& f, const char* end) {
+    while (!at_op(end)) {
+      if (accept_op("*")) {
+        if (f.vararg_slot >= 0) error("* argument may appear only once");
+        std::string p = name();
+        f.vararg_slot = int(f.params.size());
+        f.params.push_back(intern(p));
+        if (accept_op(":")) test();
+        if (!accept_op(",")) break;
+        if (!at_op(end)) error("keyword-only parameters are not supported in .tg scripts");
+        break;
+      }
+      if (at_op("**")) error("**kwargs parameters are not supported in .tg scripts");
+      std::string p = name();
+      Sym s = intern(p);
+      for (Sym q : f.params)
+        if (q == s) error("duplicate argument '" + p + "' in function definition");
+      f.params.push_back(s);
+      if (std::strcmp(end, ")") == 0 && accept_op(":")) test(); // annotation, ignored
+      if (accept_op("=")) {
+        f.defaults.push_back(test());
+      } else if (!f.defaults.empty()) {
+        error("non-default argument follows default argument");
+      }
+      if (!accept_op(",")) break;
+    }
+  }
+
+  // --- expressions ---
+  NodePtr target_list() {
+    int line = cur().line;
+    NodePtr first = target_atom();
+    if (!at_op(",")) return first;
+    auto t = std::make_unique<Node>(NK::TupleExpr, line);
+    t->kids.push_back(std::move(first));
+    while (accept_op(",")) {
+      if (at_kw("in") || at_op("=")) break;
+      t->kids.push_back(target_atom());
+    }
+    return t;
+  }
+  NodePtr target_atom() {
+    NodePtr e = bitor_expr();
+    check_target(*e, false);
+    return e;
+  }
+
+  // testlist; a trailing comma or several items make a tuple.
+  NodePtr testlist(bool allow_star) {
+    int line = cur().line;
+    NodePtr first = allow_star && at_op("*") ? starred() : test();
+    if (!at_op(",")) return first;
+    auto t = std::make_unique<Node>(NK::TupleExpr, line);
+    t->kids.push_back(std::move(first));
+    while (accept_op(",")) {
+      if (!starts_expression()) break;
+      t->kids.push_back(allow_star && at_op("*") ? starred() : test());
+    }
+    return t;
+  }
+
+  bool starts_expression() const {
+    switch (cur().kind) {
+    case TK::Int:
+    case TK::Float:
+    case TK::Str:
+    case TK::Bytes:
+      return true;
+    case TK::Name:
+      return !is_keyword(cur().text) || cur().text == "None" || cur().text == "True" ||
+             cur().text == "False" || cur().text == "lambda" || cur().text == "not";
+    case TK::Op:
+      for (const char* o : {"(", "[", "{", "-", "+", "~", "...", "*"})
+        if (cur().text == o) return true;
+      return false;
+    default:
+      return false;
+    }
+  }
+
+  NodePtr starred() {
+    auto s = node(NK::Starred);
+    expect_op("*");
+    s->kids.push_back(bitor_expr());
+    return s;
+  }
+
+  NodePtr named_test() {
+    NodePtr e = test();
+    if (at_op(":=")) error("assignment expressions (:=) are not supported in .tg scripts");
+    return e;
+  }
+
+  NodePtr test() {
+    Nest guard(*this);
+    if (at_kw("lambda")) return lambda();
+    NodePtr body = or_test();
+    if (!at_kw("if")) return body;
+    auto n = node(NK::IfExp);
+    ++i_;
+    NodePtr cond = or_test();
+    if (!accept_kw("else")) error("expected 'else' after 'if' expression");
+    n->kids.push_back(std::move(body));
+    n->kids.push_back(std::move(cond));
+    n->kids.push_back(test());
+    return n;
+  }
+
+  NodePtr test_nocond() { return at_kw("lambda") ? lambda() : or_test(); }
+
+  NodePtr lambda() {
+    auto n = node(NK::Lambda);
+    ++i_;
+    auto f = std::make_shared<FuncDef>();
+    f->name = "<lambda>";
+    parameters(*f, ":");
+    expect_op(":");
+    auto r = node(NK::Return);
+    r->kids.push_back(test());
+    f->body.push_back(std::move(r));
+    n->func = f;
+    return n;
+  }
+
+  NodePtr or_test() {
+    NodePtr a = and_test();
+    if (!at_kw("or")) return a;
+    auto n = node(NK::Or);
+    n->kids.push_back(std::move(a));
+    while (accept_kw("or")) n->kids.push_back(and_test());
+    return n;
+  }
+  NodePtr and_test() {
+    NodePtr a = not_test();
+    if (!at_kw("and")) return a;
+    auto n = node(NK::And);
+    n->kids.push_back(std::move(a));
+    while (accept_kw("and")) n->kids.push_back(not_test());
+    return n;
+  }
+  NodePtr not_test() {
+    if (at_kw("not")) {
+      Nest guard(*this);
+      auto n = node(NK::Not);
+      ++i_;
+      n->kids.push_back(not_test());
+      return n;
+    }
+    return comparison();
+  }
+
+  bool comp_op(PyOp& op) {
+    static const std::pair<const char*, PyOp> kOps[] = {{"<", PyOp::Lt},  {">", PyOp::Gt},  {"<=", PyOp::Le},
+                                                        {">=", PyOp::Ge}, {"==", PyOp::Eq}, {"!=", PyOp::Ne}};
+    for (auto& [text, o] : kOps)
+      if (accept_op(text)) return op = o, true;
+    if (accept_kw("in")) return op = PyOp::In, true;
+    if (at_kw("not") && t_[i_ + 1].kind == TK::Name && t_[i_ + 1].text == "in") {
+      i_ += 2;
+      return op = PyOp::NotIn, true;
+    }
+    if (accept_kw("is")) return op = accept_kw("not") ? PyOp::IsNot : PyOp::Is, true;
+    return false;
+  }
+
+  NodePtr comparison() {
+    NodePtr a = bitor_expr();
+    PyOp op;
+    if (!comp_op(op)) return a;
+    auto n = node(NK::Compare);
+    n->kids.push_back(std::move(a));
+    do {
+      n->ops.push_back(op);
+      n->kids.push_back(bitor_expr());
+    } while (comp_op(op));
+    return n;
+  }
+
+  // Left-associative binary levels, loosest first.
+  struct Level {
+    std::vector<std::pair<const char*, PyOp>> ops;
+  };
+  NodePtr binary(int level) {
+    static const Level kLevels[] = {
+        {{{"|", PyOp::BitOr}}},
+        {{{"^", PyOp::BitXor}}},
+        {{{"&", PyOp::BitAnd}}},
+        {{{"<<", PyOp::LShift}, {">>", PyOp::RShift}}},
+        {{{"+", PyOp::Add}, {"-", PyOp::Sub}}},
+        {{{"*", PyOp::Mul}, {"/", PyOp::Div}, {"//", PyOp::FloorDiv}, {"%", PyOp::Mod}, {"@", PyOp::MatMul}}},
+    };
+    if (level == int(std::size(kLevels))) return factor();
+    NodePtr a = binary(level + 1);
+    while (true) {
+      bool matched = false;
+      for (auto& [text, op] : kLevels[level].ops) {
+        if (at_op(text)) {
+          auto n = node(NK::BinOp);
+          ++i_;
+          n->op = op;
+          n->kids.push_back(std::move(a));
+          n->kids.push_back(binary(level + 1));
+          a = std::move(n);
+          matched = true;
+          break;
+        }
+      }
+      if (!matched) return a;
+    }
+  }
+  NodePtr bitor_expr() { return binary(0); }
+
+  NodePtr factor() {
+    static const std::pair<const char*, PyOp> kUnary[] = {
+        {"-", PyOp::Neg}, {"+", PyOp::Pos}, {"~", PyOp::Invert}};
+    for (auto& [text, op] : kUnary) {
+      if (at_op(text)) {
+        Nest guard(*this);
+        auto n = node(NK::UnaryOp);
+        ++i_;
+        n->op = op;
+        n->kids.push_back(factor());
+        return n;
+      }
+    }
+    return power();
+  }
+
+  NodePtr power() {
+    NodePtr base = primary();
+    if (!at_op("**")) return base;
+    auto n = node(NK::BinOp);
+    ++i_;
+    n->op = PyOp::Pow;
+    n->kids.push_back(std::move(base));
+    n->kids.push_back(factor());
+    return n;
+  }
+
+  NodePtr primary() {
+    NodePtr e = atom();
+    while (true) {
+      if (at_op("(")) {
+        Nest guard(*this);
+        auto c = node(NK::Call);
+        ++i_;
+        c->kids.push_back(std::move(e));
+        call_arguments(*c);
+        e = std::move(c);
+      } else if (at_op("[")) {
+        Nest guard(*this);
+        auto s = node(NK::Subscript);
+        ++i_;
+        s->kids.push_back(std::move(e));
+        s->kids.push_back(subscript_list());
+        expect_op("]");
+        e = std::move(s);
+      } else if (at_op(".")) {
+        auto a = node(NK::Attr);
+        ++i_;
+        a->sym = intern(name());
+        a->kids.push_back(std::move(e));
+        e = std::move(a);
+      } else {
+        return e;
+      }
+    }
+  }
+
+  void call_arguments(Node& c) {
+    bool seen_keyword = false;
+    while (!accept_op(")")) {
+      if (accept_op("*")) {
+        c.arg_kinds.push_back(kArgStarred);
+        c.kids.push_back(test());
+      } else if (at_op("**")) {
+        error("**kwargs arguments are not supported in .tg scripts");
+      } else if (at(TK::Name) && t_[i_ + 1].kind == TK::Op && t_[i_ + 1].text == "=") {
+        Sym kw = intern(name());
+        ++i_;
+        for (size_t k = 0; k < c.arg_kinds.size(); ++k)
+          if (c.arg_kinds[k] == kw) error("keyword argument repeated: " + sym_name(kw));
+        c.arg_kinds.push_back(kw);
+        c.kids.push_back(test());
+        seen_keyword = true;
+      } else {
+        if (seen_keyword) error("positional argument follows keyword argument");
+        NodePtr a = test();
+        if (at_kw("for")) a = comprehension(std::move(a), a->line);
+        c.arg_kinds.push_back(kArgPositional);
+        c.kids.push_back(std::move(a));
+      }
+      if (!accept_op(",")) {
+        expect_op(")");
+        break;
+      }
+    }
+  }
+
+  NodePtr subscript_list() {
+    int line = cur().line;
+    NodePtr first = subscript();
+    if (!at_op(",")) return first;
+    auto t = std::make_unique<Node>(NK::TupleExpr, line);
+    t->kids.push_back(std::move(first));
+    while (accept_op(",")) {
+      if (at_op("]")) break;
+      t->kids.push_back(subscript());
+    }
+    return t;
+  }
+
+  NodePtr subscript() {
+    NodePtr start;
+    if (!at_op(":")) {
+      start = test();
+      if (!at_op(":")) return start;
+    }
+    auto s = node(NK::SliceExpr);
+    ++i_; // ':'
+    NodePtr stop, step;
+    if (!at_op("]") && !at_op(",") && !at_op(":")) stop = test();
+    if (accept_op(":") && !at_op("]") && !at_op(",")) step = test();
+    s->kids.push_back(std::move(start));
+    s->kids.push_back(std::move(stop));
+    s->kids.push_back(std::move(step));
+    return s;
+  }
+
+  NodePtr comprehension(NodePtr element, int line) {
+    auto n = std::make_unique<Node>(NK::ListComp, line);
+    n->kids.push_back(std::move(element));
+    while (accept_kw("for")) {
+      Comprehension c;
+      c.target = target_list();
+      if (!accept_kw("in")) unexpected();
+      c.iter = or_test();
+      while (accept_kw("if")) c.conds.push_back(test_nocond());
+      n->comps.push_back(std::move(c));
+    }
+    n->func = std::make_shared<FuncDef>();
+    n->func->name = "<listcomp>";
+    return n;
+  }
+
+  NodePtr atom() {
+    const Token& tk = cur();
+    int line = tk.line;
+    auto constant = [&](Value v) {
+      auto n = std::make_unique<Node>(NK::Const, line);
+      n->value = std::move(v);
+      ++i_;
+      return n;
+    };
+    switch (tk.kind) {
+    case TK::Int:
+      return constant(Value::integer(tk.ival));
+    case TK::Float:
+      return constant(Value::floating(tk.fval));
+    case TK::Str:
+    case TK::Bytes: {
+      bool bytes = tk.kind == TK::Bytes;
+      std::string s;
+      while (at(TK::Str) || at(TK::Bytes)) {
+        if ((cur().kind == TK::Bytes) != bytes) error("cannot mix bytes and nonbytes literals");
+        s += t_[i_++].text;
+      }
+      auto n = std::make_unique<Node>(NK::Const, line);
+      n->value = bytes ? Value::bytes(s) : Value::str(s);
+      return n;
+    }
+    case TK::Name: {
+      if (tk.text == "None") return constant(Value::none());
+      if (tk.text == "True") return constant(Value::boolean(true));
+      if (tk.text == "False") return constant(Value::boolean(false));
+      auto n = std::make_unique<Node>(NK::Name, line);
+      n->ref.sym = intern(name());
+      return n;
+    }
+    case TK::Op:
+      break;
+    default:
+      unexpected();
+    }
+    if (at_op("...")) return constant(Value::ellipsis());
+    if (at_op("(")) {
+      Nest guard(*this);
+      ++i_;
+      if (accept_op(")")) return std::make_unique<Node>(NK::TupleExpr, line);
+      NodePtr first = at_op("*") ? starred() : named_test();
+      if (at_kw("for")) {
+        NodePtr c = comprehension(std::move(first), line); // a generator, evaluated eagerly
+        expect_op(")");
+        return c;
+      }
+      if (accept_op(")")) {
+        if (first->kind == NK::Starred) error("cannot use starred expression here");
+        return first;
+      }
+      auto t = std::make_unique<Node>(NK::TupleExpr, line);
+      t->kids.push_back(std::move(first));
+      while (accept_op(",")) {
+        if (at_op(")")) break;
+        t->kids.push_back(at_op("*") ? starred() : test());
+      }
+      expect_op(")");
+      return t;
+    }
+    if (at_op("[")) {
+      Nest guard(*this);
+      ++i_;
+      auto l = std::make_unique<Node>(NK::ListExpr, line);
+      if (accept_op("]")) return l;
+      NodePtr first = at_op("*") ? starred() : test();
+      if (at_kw("for")) {
+        NodePtr c = comprehension(std::move(first), line);
+        expect_op("]");
+        return c;
+      }
+      l->kids.push_back(std::move(first));
+      while (accept_op(",")) {
+        if (at_op("]")) break;
+        l->kids.push_back(at_op("*") ? starred() : test());
+      }
+      expect_op("]");
+      return l;
+    }
+    if (at_op("{")) error("dict and set displays are not supported in .tg scripts");
+    unexpected();
+  }
+
+  std::vector<Token> t_;
+  size_t i_ = 0;
+  int nesting_ = 0;
+};
+
+} // namespace
+
+Program parse_program(const std::string& source) {
+  Program p = Parser(tokenize(source)).program();
+  resolve_names(p);
+  return p;
+}
+
+} // namespace tg::script

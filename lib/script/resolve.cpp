@@ -1,0 +1,129 @@
+// Name resolution, as Python's compiler does it: a name assigned anywhere in a function body
+// is local to that function (a slot in its frame); other names refer to the nearest enclosing
+// function that assigns them, or else to a global.
+#include <unordered_map>
+
+#include "script/ast.h"
+
+namespace tg::script {
+namespace {
+
+class Resolver {
+public:
+  void module(std::vector<NodePtr>& body) { block(body); }
+
+private:
+  struct FuncScope {
+    FuncDef* f;
+    std::unordered_map<Sym, int> slots;
+    int declare(Sym s) {
+      auto [it, fresh] = slots.try_emplace(s, f->nlocals);
+      if (fresh) {
+        f->local_syms.push_back(s);
+        ++f->nlocals;
+      }
+      return it->second;
+    }
+  };
+
+  static void collect_target(const Node& t, FuncScope& sc) {
+    if (t.kind == NK::Name) sc.declare(t.ref.sym);
+    if (t.kind == NK::TupleExpr || t.kind == NK::ListExpr)
+      for (auto& k : t.kids) collect_target(*k, sc);
+    if (t.kind == NK::Starred) collect_target(*t.kids[0], sc);
+  }
+  static void collect_block(const std::vector<NodePtr>& body, FuncScope& sc) {
+    for (auto& s : body) {
+      switch (s->kind) {
+      case NK::Assign:
+        for (size_t k = 0; k + 1 < s->kids.size(); ++k) collect_target(*s->kids[k], sc);
+        break;
+      case NK::AugAssign:
+        collect_target(*s->kids[0], sc);
+        break;
+      case NK::For:
+        collect_target(*s->kids[0], sc);
+        break;
+      case NK::Def:
+        sc.declare(s->ref.sym);
+        break;
+      default:
+        break;
+      }
+      collect_block(s->body, sc);
+      collect_block(s->orelse, sc);
+    }
+  }
+
+  void name(NameRef& ref) {
+    for (int d = 0; d < int(scopes_.size()); ++d) {
+      FuncScope& sc = scopes_[scopes_.size() - 1 - d];
+      auto it = sc.slots.find(ref.sym);
+      if (it != sc.slots.end()) {
+        ref.scope = d == 0 ? Scope::Local : Scope::Enclosing;
+        ref.depth = d;
+        ref.slot = it->second;
+        return;
+      }
+    }
+    ref.scope = Scope::Global;
+  }
+
+  void function(FuncDef& f) {
+    scopes_.push_back(FuncScope{&f, {}});
+    for (Sym p : f.params) scopes_.back().declare(p);
+    collect_block(f.body, scopes_.back());
+    block(f.body);
+    scopes_.pop_back();
+  }
+
+  void block(std::vector<NodePtr>& body) {
+    for (auto& s : body) node(s.get());
+  }
+
+  void node(Node* n) {
+    if (!n) return;
+    switch (n->kind) {
+    case NK::Name:
+      name(n->ref);
+      return;
+    case NK::Def:
+      for (auto& d : n->func->defaults) node(d.get());
+      name(n->ref);
+      function(*n->func);
+      return;
+    case NK::Lambda:
+      for (auto& d : n->func->defaults) node(d.get());
+      function(*n->func);
+      return;
+    case NK::ListComp: {
+      // The first iterable is evaluated in the enclosing scope, the rest in the comprehension's.
+      node(n->comps[0].iter.get());
+      FuncDef& f = *n->func;
+      scopes_.push_back(FuncScope{&f, {}});
+      for (auto& c : n->comps) collect_target(*c.target, scopes_.back());
+      for (size_t k = 0; k < n->comps.size(); ++k) {
+        node(n->comps[k].target.get());
+        if (k > 0) node(n->comps[k].iter.get());
+        for (auto& c : n->comps[k].conds) node(c.get());
+      }
+      node(n->kids[0].get());
+      scopes_.pop_back();
+      return;
+    }
+    default:
+      break;
+    }
+    for (auto& k : n->kids) node(k.get());
+    block(n->body);
+    block(n->orelse);
+  }
+
+  std::vector<FuncScope> scopes_;
+};
+
+} // namespace
+
+void resolve_names(Program& program) { Resolver().module(program.body); }
+
+} // namespace tg::script

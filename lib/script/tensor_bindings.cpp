@@ -1,0 +1,504 @@
+// The Tensor API and dtypes as the script sees them: one table entry per tinygrad 0.9.1 name,
+// with its Python signature. Adding a method is one line here.
+#include "script/interp.h"
+
+namespace tg::script {
+namespace {
+
+using Args = std::vector<Value>;
+
+const Tensor& self(const Args& a) { return to_tensor(a[0], "self"); }
+Value T(Tensor t) { return Value::tensor(std::move(t)); }
+std::optional<bool> opt_bool(const Value& v) {
+  if (v.is_none()) return std::nullopt;
+  return truthy(v);
+}
+Value with_grad(Tensor t, const Value& requires_grad) {
+  if (!requires_grad.is_none()) t.set_requires_grad(truthy(requires_grad));
+  return T(std::move(t));
+}
+int to_int(const Value& v) { return int(to_index(v)); }
+std::optional<int> opt_int(const Value& v) {
+  if (v.is_none()) return std::nullopt;
+  return to_int(v);
+}
+
+Padding to_padding(const Value& v) {
+  if (!v.is_seq())
+    raise("TypeError", "expected a tuple of (begin, end) pairs or None, not '" + type_name(v) + "'");
+  Padding p;
+  for (auto& x : v.items()) {
+    if (x.is_none()) {
+      p.push_back(std::nullopt);
+      continue;
+    }
+    if (!x.is_seq() || x.items().size() != 2)
+      raise("ValueError", "expected a (begin, end) pair, got " + repr(x));
+    p.push_back(std::make_pair(to_index(x.items()[0]), to_index(x.items()[1])));
+  }
+  return p;
+}
+
+std::vector<Tensor> tensors(const Value& tuple) {
+  std::vector<Tensor> r;
+  for (auto& v : tuple.items()) r.push_back(to_tensor(v, "argument"));
+  return r;
+}
+
+// Methods with no arguments but self.
+template <Tensor (Tensor::*F)() const> Value nullary(Interp&, Args& a) { return T((self(a).*F)()); }
+
+struct Nullary {
+  const char* name;
+  NativeFn fn;
+};
+const Nullary kNullary[] = {
+    {"logical_not", nullary<&Tensor::logical_not>},
+    {"neg", nullary<&Tensor::neg>},
+    {"log", nullary<&Tensor::log>},
+    {"log2", nullary<&Tensor::log2>},
+    {"exp", nullary<&Tensor::exp>},
+    {"exp2", nullary<&Tensor::exp2>},
+    {"relu", nullary<&Tensor::relu>},
+    {"sigmoid", nullary<&Tensor::sigmoid>},
+    {"sqrt", nullary<&Tensor::sqrt>},
+    {"rsqrt", nullary<&Tensor::rsqrt>},
+    {"sin", nullary<&Tensor::sin>},
+    {"cos", nullary<&Tensor::cos>},
+    {"tan", nullary<&Tensor::tan>},
+    {"trunc", nullary<&Tensor::trunc>},
+    {"ceil", nullary<&Tensor::ceil>},
+    {"floor", nullary<&Tensor::floor>},
+    {"round", nullary<&Tensor::round>},
+    {"square", nullary<&Tensor::square>},
+    {"sign", nullary<&Tensor::sign>},
+    {"abs", nullary<&Tensor::abs>},
+    {"reciprocal", nullary<&Tensor::reciprocal>},
+    {"tanh", nullary<&Tensor::tanh>},
+    {"swish", nullary<&Tensor::swish>},
+    {"silu", nullary<&Tensor::silu>},
+    {"relu6", nullary<&Tensor::relu6>},
+    {"hardswish", nullary<&Tensor::hardswish>},
+    {"sinh", nullary<&Tensor::sinh>},
+    {"cosh", nullary<&Tensor::cosh>},
+    {"atanh", nullary<&Tensor::atanh>},
+    {"asinh", nullary<&Tensor::asinh>},
+    {"acosh", nullary<&Tensor::acosh>},
+    {"gelu", nullary<&Tensor::gelu>},
+    {"quick_gelu", nullary<&Tensor::quick_gelu>},
+    {"mish", nullary<&Tensor::mish>},
+    {"softsign", nullary<&Tensor::softsign>},
+    {"contiguous", nullary<&Tensor::contiguous>},
+    {"contiguous_backward", nullary<&Tensor::contiguous_backward>},
+    {"float", nullary<&Tensor::float_>},
+    {"half", nullary<&Tensor::half>},
+    {"detach", nullary<&Tensor::detach>},
+};
+
+// Reductions over axis=None|int|tuple with keepdim.
+template <Tensor (Tensor::*F)(const AxisArg&, bool) const> Value reduce(Interp&, Args& a) {
+  return T((self(a).*F)(to_axis(a[1]), truthy(a[2])));
+}
+template <Tensor (Tensor::*F)(const AxisArg&, bool, int64_t) const> Value reduce_corr(Interp&, Args& a) {
+  return T((self(a).*F)(to_axis(a[1]), truthy(a[2]), to_index(a[3])));
+}
+template <Tensor (Tensor::*F)(std::optional<int>, bool) const> Value arg_reduce(Interp&, Args& a) {
+  return T((self(a).*F)(opt_int(a[1]), truthy(a[2])));
+}
+template <Tensor (Tensor::*F)(int) const> Value int_arg(Interp&, Args& a) {
+  return T((self(a).*F)(to_int(a[1])));
+}
+template <Tensor (Tensor::*F)(int64_t) const> Value int64_arg(Interp&, Args& a) {
+  return T((self(a).*F)(to_index(a[1])));
+}
+template <Tensor (Tensor::*F)(double) const> Value double_arg(Interp&, Args& a) {
+  return T((self(a).*F)(to_double(a[1], "argument")));
+}
+template <Tensor (Tensor::*F)(const Operand&, bool) const> Value binary_rev(Interp&, Args& a) {
+  return T((self(a).*F)(to_operand(a[1]), truthy(a[2])));
+}
+template <Tensor (Tensor::*F)(const Operand&) const> Value binary(Interp&, Args& a) {
+  return T((self(a).*F)(to_operand(a[1])));
+}
+template <Tensor (Tensor::*F)(DType) const> Value dtype_arg(Interp&, Args& a) {
+  auto dt = to_dtype(a[1]);
+  if (!dt) raise("AssertionError", "invalid dtype None");
+  return T((self(a).*F)(*dt));
+}
+
+// Static constructors taking *shape and forwarding **kwargs to Tensor(...).
+template <Tensor (*F)(const Shape&, std::optional<DType>)> Value shaped(Interp&, Args& a) {
+  return with_grad(F(argfix_all(a[0]), to_dtype(a[1])), a[2]);
+}
+
+void register_methods(Registry& r) {
+  const VKind K = VKind::Tensor;
+  auto m = [&](const char* name, const char* spec, NativeFn fn) { r.method(K, name, spec, fn, "Tensor"); };
+  for (auto& n : kNullary) m(n.name, "self", n.fn);
+
+  // movement
+  m(
+      "reshape", "self, shape, *args",
+      +[](Interp&, Args& a) { return T(self(a).reshape(argfix(a[1], a[2]))); });
+  m(
+      "view", "self, *shape", +[](Interp&, Args& a) { return T(self(a).view(argfix_all(a[1]))); });
+  m(
+      "expand", "self, shape, *args",
+      +[](Interp&, Args& a) { return T(self(a).expand(argfix(a[1], a[2]))); });
+  m(
+      "permute", "self, order, *args", +[](Interp&, Args& a) {
+        Shape s = argfix(a[1], a[2]);
+        return T(self(a).permute(std::vector<int>(s.begin(), s.end())));
+      });
+  m(
+      "flip", "self, axis, *args", +[](Interp&, Args& a) {
+        Shape s = argfix(a[1], a[2]);
+        return T(self(a).flip(std::vector<int>(s.begin(), s.end())));
+      });
+  m(
+      "shrink", "self, arg", +[](Interp&, Args& a) { return T(self(a).shrink(to_padding(a[1]))); });
+  m(
+      "pad", "self, arg, value=0.0",
+      +[](Interp&, Args& a) { return T(self(a).pad(to_padding(a[1]), to_scalar(a[2]))); });
+  m(
+      "transpose", "self, dim0=1, dim1=0",
+      +[](Interp&, Args& a) { return T(self(a).transpose(to_int(a[1]), to_int(a[2]))); });
+  m(
+      "flatten", "self, start_dim=0, end_dim=-1",
+      +[](Interp&, Args& a) { return T(self(a).flatten(to_int(a[1]), to_int(a[2]))); });
+  m(
+      "unflatten", "self, dim, sizes",
+      +[](Interp&, Args& a) { return T(self(a).unflatten(to_int(a[1]), to_shape(a[2]))); });
+  m(
+      "squeeze", "self, dim=None", +[](Interp&, Args& a) { return T(self(a).squeeze(opt_int(a[1]))); });
+  m("unsqueeze", "self, dim", int_arg<&Tensor::unsqueeze>);
+  m(
+      "cat", "self, *args, dim=0",
+      +[](Interp&, Args& a) { return T(self(a).cat(tensors(a[1]), to_int(a[2]))); });
+  m(
+      "stack", "self, *args, dim=0",
+      +[](Interp&, Args& a) { return T(self(a).stack(tensors(a[1]), to_int(a[2]))); });
+  m(
+      "repeat", "self, repeats, *args",
+      +[](Interp&, Args& a) { return T(self(a).repeat(argfix(a[1], a[2]))); });
+  m(
+      "split", "self, sizes, dim=0", +[](Interp&, Args& a) {
+        if (a[1].is_intlike()) return tensor_list(self(a).split(a[1].as_int(), to_int(a[2])), true);
+        return tensor_list(self(a).split(to_shape(a[1]), to_int(a[2])), true);
+      });
+  m(
+      "chunk", "self, chunks, dim=0",
+      +[](Interp&, Args& a) { return tensor_list(self(a).chunk(to_index(a[1]), to_int(a[2])), false); });
+  m(
+      "pad2d", "self, padding, value=0.0",
+      +[](Interp&, Args& a) { return T(self(a).pad2d(to_shape(a[1]), to_scalar(a[2]))); });
+  m(
+      "gather", "self, dim, index",
+      +[](Interp&, Args& a) { return T(self(a).gather(to_int(a[1]), to_tensor(a[2], "index"))); });
+  m(
+      "__getitem__", "self, indices", +[](Interp& in, Args& a) { return in.subscript(a[0], a[1]); });
+
+  // reductions
+  m(
+      "sum", "self, axis=None, keepdim=False, acc_dtype=None",
+      +[](Interp&, Args& a) { return T(self(a).sum(to_axis(a[1]), truthy(a[2]), to_dtype(a[3]))); });
+  m("max", "self, axis=None, keepdim=False", reduce<&Tensor::max>);
+  m("min", "self, axis=None, keepdim=False", reduce<&Tensor::min>);
+  m("mean", "self, axis=None, keepdim=False", reduce<&Tensor::mean>);
+  m("logsumexp", "self, axis=None, keepdim=False", reduce<&Tensor::logsumexp>);
+  m("var", "self, axis=None, keepdim=False, correction=1", reduce_corr<&Tensor::var>);
+  m("std", "self, axis=None, keepdim=False, correction=1", reduce_corr<&Tensor::std>);
+  m("softmax", "self, axis=-1", int_arg<&Tensor::softmax>);
+  m("log_softmax", "self, axis=-1", int_arg<&Tensor::log_softmax>);
+  m("argmax", "self, axis=None, keepdim=False", arg_reduce<&Tensor::argmax>);
+  m("argmin", "self, axis=None, keepdim=False", arg_reduce<&Tensor::argmin>);
+  m("cumsum", "self, axis=0", int_arg<&Tensor::cumsum>);
+  m("triu", "self, diagonal=0", int64_arg<&Tensor::triu>);
+  m("tril", "self, diagonal=0", int64_arg<&Tensor::tril>);
+  m(
+      "matmul", "self, x, reverse=False, acc_dtype=None", +[](Interp&, Args& a) {
+        return T(self(a).matmul(to_tensor(a[1], "x"), truthy(a[2]), to_dtype(a[3])));
+      });
+  m(
+      "dot", "self, w, acc_dtype=None",
+      +[](Interp&, Args& a) { return T(self(a).dot(to_tensor(a[1], "w"), to_dtype(a[2]))); });
+
+  // activations with parameters
+  m("elu", "self, alpha=1.0", double_arg<&Tensor::elu>);
+  m("celu", "self, alpha=1.0", double_arg<&Tensor::celu>);
+  m("leakyrelu", "self, neg_slope=0.01", double_arg<&Tensor::leakyrelu>);
+  m("softplus", "self, beta=1", double_arg<&Tensor::softplus>);
+  m(
+      "hardtanh", "self, min_val=-1, max_val=1", +[](Interp&, Args& a) {
+        return T(self(a).hardtanh(to_double(a[1], "min_val"), to_double(a[2], "max_val")));
+      });
+
+  // binary / ternary
+  m("add", "self, x, reverse=False", binary_rev<&Tensor::add>);
+  m("sub", "self, x, reverse=False", binary_rev<&Tensor::sub>);
+  m("mul", "self, x, reverse=False", binary_rev<&Tensor::mul>);
+  m("pow", "self, x, reverse=False", binary_rev<&Tensor::pow>);
+  m("xor", "self, x, reverse=False", binary_rev<&Tensor::xor_>);
+  m(
+      "div", "self, x, reverse=False, upcast=True",
+      +[](Interp&, Args& a) { return T(self(a).div(to_operand(a[1]), truthy(a[2]), truthy(a[3]))); });
+  m("lshift", "self, x", int64_arg<&Tensor::lshift>);
+  m("rshift", "self, x", int64_arg<&Tensor::rshift>);
+  m("maximum", "self, x", binary<&Tensor::maximum>);
+  m("minimum", "self, x", binary<&Tensor::minimum>);
+  m("__lt__", "self, x", binary<&Tensor::lt>);
+  m("__gt__", "self, x", binary<&Tensor::gt>);
+  m("__le__", "self, x", binary<&Tensor::le>);
+  m("__ge__", "self, x", binary<&Tensor::ge>);
+  m("__eq__", "self, x", binary<&Tensor::eq>);
+  m("__ne__", "self, x", binary<&Tensor::ne>);
+  m(
+      "where", "self, x, y",
+      +[](Interp&, Args& a) { return T(self(a).where(to_operand(a[1]), to_operand(a[2]))); });
+  m(
+      "masked_fill", "self, mask, value",
+      +[](Interp&, Args& a) { return T(self(a).masked_fill(to_tensor(a[1], "mask"), to_operand(a[2]))); });
+  m(
+      "lerp", "self, end, weight",
+      +[](Interp&, Args& a) { return T(self(a).lerp(to_tensor(a[1], "end"), to_operand(a[2]))); });
+  m(
+      "clip", "self, min_, max_",
+      +[](Interp&, Args& a) { return T(self(a).clip(to_operand(a[1]), to_operand(a[2]))); });
+
+  // dtype
+  m("cast", "self, dtype", dtype_arg<&Tensor::cast>);
+  m("bitcast", "self, dtype", dtype_arg<&Tensor::bitcast>);
+
+  // creation from an existing tensor
+  m(
+      "full_like", "self, fill_value, dtype=None, requires_grad=None, device=None",
+      +[](Interp&, Args& a) { return with_grad(self(a).full_like(to_scalar(a[1]), to_dtype(a[2])), a[3]); });
+  m(
+      "zeros_like", "self, dtype=None, requires_grad=None, device=None",
+      +[](Interp&, Args& a) { return with_grad(self(a).zeros_like(to_dtype(a[1])), a[2]); });
+  m(
+      "ones_like", "self, dtype=None, requires_grad=None, device=None",
+      +[](Interp&, Args& a) { return with_grad(self(a).ones_like(to_dtype(a[1])), a[2]); });
+
+  // sizes
+  m(
+      "numel", "self", +[](Interp&, Args& a) { return Value::integer(self(a).numel()); });
+  m(
+      "element_size", "self", +[](Interp&, Args& a) { return Value::integer(self(a).element_size()); });
+  m(
+      "nbytes", "self", +[](Interp&, Args& a) { return Value::integer(self(a).nbytes()); });
+  m(
+      "is_floating_point", "self",
+      +[](Interp&, Args& a) { return Value::boolean(self(a).is_floating_point()); });
+  m(
+      "size", "self, dim=None", +[](Interp& in, Args& a) {
+        Value shape = in.get_attr(a[0], intern("shape"));
+        return a[1].is_none() ? shape : in.subscript(shape, a[1]);
+      });
+
+  // autograd
+  m(
+      "backward", "self", +[](Interp&, Args& a) {
+        Tensor t = self(a);
+        t.backward();
+        return a[0];
+      });
+
+  auto p = [&](const char* name, Getter g) { r.properties[int(K)][intern(name)] = g; };
+  p(
+      "shape", +[](Interp&, const Value& v) {
+        std::vector<Value> dims;
+        for (int64_t d : v.t().shape()) dims.push_back(Value::integer(d));
+        return Value::tuple(std::move(dims));
+      });
+  p(
+      "dtype", +[](Interp&, const Value& v) { return Value::dtype(v.t().dtype()); });
+  p(
+      "ndim", +[](Interp&, const Value& v) { return Value::integer(v.t().ndim()); });
+  p(
+      "T", +[](Interp&, const Value& v) { return T(v.t().T()); });
+  p(
+      "device", +[](Interp&, const Value&) { return Value::str("CLANG"); });
+  p(
+      "requires_grad", +[](Interp&, const Value& v) {
+        auto rg = v.t().requires_grad();
+        return rg ? Value::boolean(*rg) : Value();
+      });
+  p(
+      "grad", +[](Interp&, const Value& v) {
+        auto g = v.t().grad();
+        return g ? T(*g) : Value();
+      });
+}
+
+void register_statics(Registry& r, ModuleObj& cls) {
+  auto s = [&](const char* name, const char* spec, NativeFn fn, const char* qualname = nullptr) {
+    r.add(qualname ? qualname : std::string("Tensor.") + name, spec, fn);
+    cls.attrs[intern(name)] = Value::of(VKind::Builtin, r.owned.back());
+  };
+  const char* kInit = "Tensor.__init__"; // where tinygrad reports a bad **kwargs entry
+  s("empty", "*shape, dtype=None, requires_grad=None, device=None", shaped<&Tensor::empty>, kInit);
+  s("zeros", "*shape, dtype=None, requires_grad=None, device=None", shaped<&Tensor::zeros>, kInit);
+  s("ones", "*shape, dtype=None, requires_grad=None, device=None", shaped<&Tensor::ones>, kInit);
+  s(
+      "rand", "*shape, device=None, dtype=None, requires_grad=None",
+      +[](Interp&, Args& a) { return with_grad(Tensor::rand(argfix_all(a[0]), to_dtype(a[2])), a[3]); },
+      kInit);
+  s("randn", "*shape, dtype=None, requires_grad=None, device=None", shaped<&Tensor::randn>, kInit);
+  s(
+      "randint", "*shape, low=0, high=10, dtype=None, requires_grad=None, device=None",
+      +[](Interp&, Args& a) {
+        Shape shape = argfix_all(a[0]);
+        if (!a[1].is_intlike() || !a[2].is_intlike())
+          raise("TypeError", "low=" + repr(a[1]) + " and high=" + repr(a[2]) + " must be integers");
+        auto dt = to_dtype(a[3]);
+        Tensor t = dt ? Tensor::randint(shape, to_index(a[1]), to_index(a[2]), *dt)
+                      : Tensor::randint(shape, to_index(a[1]), to_index(a[2]));
+        return with_grad(t, a[4]);
+      },
+      kInit);
+  s("scaled_uniform", "*shape, dtype=None, requires_grad=None, device=None", shaped<&Tensor::scaled_uniform>,
+    kInit);
+  s("glorot_uniform", "*shape, dtype=None, requires_grad=None, device=None", shaped<&Tensor::glorot_uniform>,
+    kInit);
+  s(
+      "kaiming_uniform", "*shape, a=0.01, dtype=None, requires_grad=None, device=None",
+      +[](Interp&, Args& a) {
+        return with_grad(Tensor::kaiming_uniform(argfix_all(a[0]), to_double(a[1], "a"), to_dtype(a[2])),
+                         a[3]);
+      },
+      kInit);
+  s(
+      "kaiming_normal", "*shape, a=0.01, dtype=None, requires_grad=None, device=None",
+      +[](Interp&, Args& a) {
+        return with_grad(Tensor::kaiming_normal(argfix_all(a[0]), to_double(a[1], "a"), to_dtype(a[2])),
+                         a[3]);
+      },
+      kInit);
+  s(
+      "normal", "*shape, mean=0.0, std=1.0, dtype=None, requires_grad=None, device=None",
+      +[](Interp&, Args& a) {
+        return with_grad(
+            Tensor::normal(argfix_all(a[0]), to_double(a[1], "mean"), to_double(a[2], "std"), to_dtype(a[3])),
+            a[4]);
+      },
+      kInit);
+  s(
+      "uniform", "*shape, low=0.0, high=1.0, dtype=None, requires_grad=None, device=None",
+      +[](Interp&, Args& a) {
+        return with_grad(Tensor::uniform(argfix_all(a[0]), to_double(a[1], "low"), to_double(a[2], "high"),
+                                         to_dtype(a[3])),
+                         a[4]);
+      },
+      kInit);
+  s(
+      "full", "shape, fill_value, dtype=None, requires_grad=None, device=None", +[](Interp&, Args& a) {
+        Value shape = a[0].is_seq() ? a[0] : Value::tuple({a[0]});
+        return with_grad(Tensor::full(argfix_all(Value::tuple({shape})), to_scalar(a[1]), to_dtype(a[2])),
+                         a[3]);
+      });
+  s(
+      "arange", "start, stop=None, step=1, dtype=None, requires_grad=None, device=None",
+      +[](Interp&, Args& a) {
+        std::optional<Scalar> stop;
+        if (!a[1].is_none()) stop = to_scalar(a[1]);
+        return with_grad(Tensor::arange(to_scalar(a[0]), stop, to_scalar(a[2]), to_dtype(a[3])), a[4]);
+      });
+  s(
+      "eye", "dim, dtype=None, requires_grad=None, device=None",
+      +[](Interp&, Args& a) { return with_grad(Tensor::eye(to_index(a[0]), to_dtype(a[1])), a[2]); });
+  s(
+      "manual_seed", "seed=0", +[](Interp&, Args& a) {
+        Tensor::manual_seed(to_index(a[0]));
+        return Value();
+      });
+  // Instance methods are reachable unbound too: Tensor.relu(x), Tensor.cat(a, b, dim=1).
+  for (auto& [sym, b] : r.methods[int(VKind::Tensor)])
+    cls.attrs[sym] =
+        Value::of(VKind::Builtin, std::shared_ptr<Object>(r.owned.front(), const_cast<Builtin*>(b)));
+}
+
+void register_dtypes(Registry& r) {
+  auto mod = std::make_shared<ModuleObj>();
+  mod->name = "dtypes";
+  for (int k = 0; k < kNumDTypes; ++k) mod->attrs[intern(py_name(DType(k)))] = Value::dtype(DType(k));
+  for (const char* alias :
+       {"half", "float", "double", "uchar", "ushort", "uint", "ulong", "char", "short", "int", "long"})
+    mod->attrs[intern(alias)] = Value::dtype(*dtype_from_name(alias));
+  mod->attrs[intern("default_float")] = Value::dtype(kDefaultFloat);
+  mod->attrs[intern("default_int")] = Value::dtype(kDefaultInt);
+  auto f = [&](const char* name, const char* spec, NativeFn fn) {
+    r.add(std::string("dtypes.") + name, spec, fn);
+    mod->attrs[intern(name)] = Value::of(VKind::Builtin, r.owned.back());
+  };
+  auto dt = [](const Value& v) {
+    if (v.kind != VKind::DType)
+      raise("AttributeError", "'" + type_name(v) + "' object has no attribute 'scalar'");
+    return v.dt;
+  };
+  (void)dt;
+  f(
+      "is_float", "x", +[](Interp&, Args& a) {
+        if (a[0].kind != VKind::DType)
+          raise("AttributeError", "'" + type_name(a[0]) + "' object has no attribute 'scalar'");
+        return Value::boolean(is_float(a[0].dt));
+      });
+  f(
+      "is_int", "x", +[](Interp&, Args& a) {
+        if (a[0].kind != VKind::DType)
+          raise("AttributeError", "'" + type_name(a[0]) + "' object has no attribute 'scalar'");
+        return Value::boolean(is_int(a[0].dt));
+      });
+  f(
+      "is_unsigned", "x", +[](Interp&, Args& a) {
+        if (a[0].kind != VKind::DType)
+          raise("AttributeError", "'" + type_name(a[0]) + "' object has no attribute 'scalar'");
+        return Value::boolean(is_unsigned(a[0].dt));
+      });
+  f(
+      "from_py", "x", +[](Interp&, Args& a) {
+        if (a[0].is_seq()) {
+          if (a[0].items().empty()) return Value::dtype(kDefaultFloat);
+          DType best = DType::Bool;
+          for (auto& v : a[0].items()) best = std::max(best, dtype_of(to_scalar(v)));
+          return Value::dtype(best);
+        }
+        if (!a[0].is_number())
+          raise("RuntimeError",
+                "Could not infer dtype of " + repr(a[0]) + " with type <class '" + type_name(a[0]) + "'>");
+        return Value::dtype(dtype_of(to_scalar(a[0])));
+      });
+  f(
+      "least_upper_dtype", "*ds", +[](Interp&, Args& a) {
+        const auto& ds = a[0].items();
+        if (ds.empty()) raise("ValueError", "least_upper_dtype() needs at least one dtype");
+        DType r = *to_dtype(ds[0]);
+        for (auto& d : ds) r = least_upper_dtype(r, *to_dtype(d));
+        return Value::dtype(r);
+      });
+  r.globals[intern("dtypes")] = Value::of(VKind::Module, mod);
+
+  auto p = [&](const char* name, Getter g) { r.properties[int(VKind::DType)][intern(name)] = g; };
+  p(
+      "itemsize", +[](Interp&, const Value& v) { return Value::integer(itemsize(v.dt)); });
+  p(
+      "name", +[](Interp&, const Value& v) { return Value::str(std::string(c_name(v.dt))); });
+  p(
+      "priority", +[](Interp&, const Value& v) { return Value::integer(int(v.dt)); });
+}
+
+} // namespace
+
+void register_tensor(Registry& r) {
+  register_methods(r);
+  auto cls = std::make_shared<ModuleObj>();
+  cls->name = "Tensor";
+  register_statics(r, *cls);
+  cls->ctor = r.add(
+      "Tensor.__init__", "data, device=None, dtype=None, requires_grad=None",
+      +[](Interp&, Args& a) { return tensor_from_data(a[0], to_dtype(a[2]), opt_bool(a[3])); });
+  r.globals[intern("Tensor")] = Value::of(VKind::Module, cls);
+  register_dtypes(r);
+}
+
+} // namespace tg::script

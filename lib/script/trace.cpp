@@ -1,0 +1,103 @@
+#include "script/trace.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <exception>
+#include <iostream>
+
+#include "lazy/lazybuffer.h"
+#include "script/interp.h"
+
+namespace tg {
+
+ScriptError::ScriptError(std::string file, int line, std::string kind, std::string message)
+    : std::runtime_error(file + ":" + std::to_string(line) + ": " + kind + ": " + message),
+      file_(std::move(file)), line_(line), kind_(std::move(kind)), message_(std::move(message)) {}
+
+namespace {
+
+using script::Interp;
+using script::PyError;
+using script::Value;
+using script::VKind;
+
+ScriptResult evaluate(const std::string& source, const std::string& filename, const ScriptOptions& options) {
+  try {
+    script::Program program = script::parse_program(source);
+    Interp in(options.print_stream ? *options.print_stream : std::cerr, options.recursion_limit);
+    in.run(program);
+    ScriptResult result;
+    for (auto& i : in.inputs) result.inputs.push_back({i.name, i.tensor, i.requires_grad});
+    if (!in.outputs.empty()) {
+      result.outputs = std::move(in.outputs);
+    } else {
+      if (!in.last_expression)
+        throw PyError("ValueError",
+                      "the script has no output: call output(name, tensor) or end with an expression",
+                      int(std::count(source.begin(), source.end(), '\n')) + 1);
+      const Value& v = *in.last_expression;
+      if (v.kind != VKind::Tensor && !v.is_number() && !v.is_seq())
+        throw PyError("TypeError",
+                      "the last expression (the output 'out') is a '" + script::type_name(v) +
+                          "', not a Tensor, a number or a list",
+                      0);
+      Value t = v.kind == VKind::Tensor ? v : script::tensor_from_data(v, std::nullopt, std::nullopt);
+      result.outputs.emplace_back("out", t.t());
+    }
+    return result;
+  } catch (PyError& e) {
+    throw ScriptError(filename, e.line, e.kind(), e.what());
+  } catch (Error& e) {
+    throw ScriptError(filename, 0, e.kind(), e.what());
+  }
+}
+
+// The evaluator recurses on the C++ stack; give it room for Python's recursion limit.
+struct Job {
+  const std::string* source;
+  const std::string* filename;
+  const ScriptOptions* options;
+  ScriptResult result;
+  std::exception_ptr error;
+};
+
+void* run_job(void* p) {
+  auto* job = static_cast<Job*>(p);
+  try {
+    job->result = evaluate(*job->source, *job->filename, *job->options);
+  } catch (...) {
+    job->error = std::current_exception();
+  }
+  return nullptr;
+}
+
+} // namespace
+
+ScriptResult run_script(const std::string& source, const std::string& filename,
+                        const ScriptOptions& options) {
+  Job job{&source, &filename, &options, {}, nullptr};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, size_t(512) << 20);
+  pthread_t thread;
+  bool threaded = pthread_create(&thread, &attr, run_job, &job) == 0;
+  pthread_attr_destroy(&attr);
+  if (threaded)
+    pthread_join(thread, nullptr);
+  else
+    run_job(&job);
+  if (job.error) std::rethrow_exception(job.error);
+  return std::move(job.result);
+}
+
+Graph trace_script(const std::string& source, const std::string& filename, const ScriptOptions& options) {
+  ScriptResult r = run_script(source, filename, options);
+  std::vector<std::pair<std::string, LazyBuffer>> outputs;
+  for (auto& [name, t] : r.outputs) outputs.emplace_back(name, t.lazydata());
+  std::vector<GraphInput> inputs;
+  for (auto& i : r.inputs) inputs.push_back(GraphInput{i.name, i.tensor.lazydata().id(), i.requires_grad});
+  return extract_graph(outputs, inputs);
+}
+
+} // namespace tg

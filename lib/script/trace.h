@@ -1,0 +1,54 @@
+// script layer: the .tg language (a Python subset with tinygrad's names) evaluated over the
+// Tensor API. trace_script runs a script and returns the lazy graph of its named outputs,
+// with the placeholders declared by input() as the graph's inputs.
+#pragma once
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lazy/lazy.h"
+#include "tensor/tensor.h"
+
+namespace tg {
+
+// A script failure: the file and line, the Python/tinygrad exception type and its message.
+// what() is "FILE:LINE: Kind: message".
+class ScriptError : public std::runtime_error {
+public:
+  ScriptError(std::string file, int line, std::string kind, std::string message);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& kind() const { return kind_; }
+  const std::string& message() const { return message_; }
+
+private:
+  std::string file_;
+  int line_;
+  std::string kind_, message_;
+};
+
+struct ScriptOptions {
+  std::ostream* print_stream = nullptr; // print(); nullptr = stderr
+  int recursion_limit = 1000;           // Python's default
+};
+
+struct ScriptInput {
+  std::string name;
+  Tensor tensor;
+  bool requires_grad = false;
+};
+
+// What a script produced: its inputs in declaration order, its outputs in output() order (or
+// the single output "out": the value of the last expression statement).
+struct ScriptResult {
+  std::vector<ScriptInput> inputs;
+  std::vector<std::pair<std::string, Tensor>> outputs;
+};
+
+ScriptResult run_script(const std::string& source, const std::string& filename,
+                        const ScriptOptions& options = {});
+Graph trace_script(const std::string& source, const std::string& filename, const ScriptOptions& options = {});
+
+} // namespace tg

@@ -1,0 +1,295 @@
+#include "script/value.h"
+
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <unordered_map>
+
+namespace tg::script {
+
+namespace {
+struct SymbolTable {
+  std::mutex mu;
+  std::unordered_map<std::string, Sym> ids;
+  std::vector<std::unique_ptr<std::string>> names; // stable addresses
+};
+SymbolTable& symbols() {
+  static SymbolTable t;
+  return t;
+}
+} // namespace
+
+Sym intern(std::string_view name) {
+  SymbolTable& t = symbols();
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto it = t.ids.find(std::string(name));
+  if (it != t.ids.end()) return it->second;
+  Sym s = Sym(t.names.size());
+  t.names.push_back(std::make_unique<std::string>(name));
+  t.ids.emplace(std::string(name), s);
+  return s;
+}
+
+const std::string& sym_name(Sym s) {
+  SymbolTable& t = symbols();
+  std::lock_guard<std::mutex> lock(t.mu);
+  return *t.names.at(size_t(s));
+}
+
+[[noreturn]] void raise(const std::string& kind, const std::string& message) { throw PyError(kind, message); }
+
+Value Value::str(std::string s) {
+  auto o = std::make_shared<StrObj>();
+  o->s = std::move(s);
+  return of(VKind::Str, std::move(o));
+}
+Value Value::bytes(std::string s) {
+  auto o = std::make_shared<StrObj>();
+  o->s = std::move(s);
+  return of(VKind::Bytes, std::move(o));
+}
+Value Value::list(std::vector<Value> items) {
+  auto o = std::make_shared<SeqObj>();
+  o->items = std::move(items);
+  return of(VKind::List, std::move(o));
+}
+Value Value::tuple(std::vector<Value> items) {
+  auto o = std::make_shared<SeqObj>();
+  o->items = std::move(items);
+  return of(VKind::Tuple, std::move(o));
+}
+Value Value::tensor(Tensor t) { return of(VKind::Tensor, std::make_shared<TensorObj>(std::move(t))); }
+
+int64_t RangeObj::size() const {
+  if (step > 0) return start < stop ? (stop - start + step - 1) / step : 0;
+  return start > stop ? (start - stop - step - 1) / (-step) : 0;
+}
+
+std::string type_name(const Value& v) {
+  switch (v.kind) {
+  case VKind::None:
+    return "NoneType";
+  case VKind::Bool:
+    return "bool";
+  case VKind::Int:
+    return "int";
+  case VKind::Float:
+    return "float";
+  case VKind::DType:
+    return "DType";
+  case VKind::Ellipsis:
+    return "ellipsis";
+  case VKind::Str:
+    return "str";
+  case VKind::Bytes:
+    return "bytes";
+  case VKind::List:
+    return "list";
+  case VKind::Tuple:
+    return "tuple";
+  case VKind::Slice:
+    return "slice";
+  case VKind::Range:
+    return "range";
+  case VKind::Tensor:
+    return "Tensor";
+  case VKind::Function:
+    return "function";
+  case VKind::Builtin:
+    return "builtin_function_or_method";
+  case VKind::Method:
+    return "method";
+  case VKind::Module:
+    return "module";
+  case VKind::Unbound:
+    return "<unbound>";
+  }
+  return "object";
+}
+
+std::string float_repr(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  char buf[64];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, d);
+    if (std::strtod(buf, nullptr) == d) break;
+  }
+  std::string s = buf;
+  // Python switches to exponent form at 1e16 and below 1e-4, and writes e+16 / e-05.
+  size_t e = s.find('e');
+  if (e != std::string::npos) {
+    std::string mant = s.substr(0, e), ex = s.substr(e + 1);
+    int exp = std::stoi(ex);
+    if (exp >= -4 && exp < 16) {
+      std::snprintf(buf, sizeof buf, "%.17f", d);
+      // fall back to fixed with the shortest digits that round-trip
+      for (int prec = 0; prec <= 17; ++prec) {
+        std::snprintf(buf, sizeof buf, "%.*f", prec, d);
+        if (std::strtod(buf, nullptr) == d) break;
+      }
+      s = buf;
+    } else {
+      char eb[16];
+      std::snprintf(eb, sizeof eb, "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
+      return mant + eb;
+    }
+  }
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string dtype_repr(DType dt) {
+  // tinygrad prints the last alias of each dtype (INVERSE_DTYPES_DICT).
+  static const char* const kNames[kNumDTypes] = {"bool",     "char",  "uchar", "short", "ushort",
+                                                 "int",      "uint",  "long",  "ulong", "half",
+                                                 "bfloat16", "float", "double"};
+  return std::string("dtypes.") + kNames[int(dt)];
+}
+
+static std::string quote(const std::string& s, bool bytes) {
+  char q = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
+  std::string out = bytes ? "b" : "";
+  out += q;
+  for (unsigned char c : s) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == q)
+      out += std::string("\\") + char(q);
+    else if (c < 32 || (bytes && c >= 127)) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", c);
+      out += b;
+    } else
+      out += char(c);
+  }
+  return out + q;
+}
+
+static std::string shape_repr(const Shape& s) {
+  std::string r = "(";
+  for (size_t k = 0; k < s.size(); ++k) r += (k ? ", " : "") + std::to_string(s[k]);
+  return r + (s.size() == 1 ? ",)" : ")");
+}
+
+std::string repr(const Value& v) {
+  switch (v.kind) {
+  case VKind::None:
+    return "None";
+  case VKind::Bool:
+    return v.b ? "True" : "False";
+  case VKind::Int:
+    return std::to_string(v.i);
+  case VKind::Float:
+    return float_repr(v.f);
+  case VKind::DType:
+    return dtype_repr(v.dt);
+  case VKind::Ellipsis:
+    return "Ellipsis";
+  case VKind::Str:
+    return quote(v.s(), false);
+  case VKind::Bytes:
+    return quote(v.s(), true);
+  case VKind::List:
+  case VKind::Tuple: {
+    bool list = v.kind == VKind::List;
+    std::string r = list ? "[" : "(";
+    const auto& items = v.items();
+    for (size_t k = 0; k < items.size(); ++k) r += (k ? ", " : "") + repr(items[k]);
+    if (!list && items.size() == 1) r += ",";
+    return r + (list ? "]" : ")");
+  }
+  case VKind::Slice: {
+    auto& s = v.as<SliceObj>();
+    return "slice(" + repr(s.start) + ", " + repr(s.stop) + ", " + repr(s.step) + ")";
+  }
+  case VKind::Range: {
+    auto& r = v.as<RangeObj>();
+    return "range(" + std::to_string(r.start) + ", " + std::to_string(r.stop) +
+           (r.step != 1 ? ", " + std::to_string(r.step) : "") + ")";
+  }
+  case VKind::Tensor: {
+    const Tensor& t = v.t();
+    return "<Tensor shape=" + shape_repr(t.shape()) + " dtype=" + dtype_repr(t.dtype()) + ">";
+  }
+  case VKind::Function:
+    return "<function>";
+  case VKind::Builtin:
+    return "<built-in function>";
+  case VKind::Method:
+    return "<bound method>";
+  case VKind::Module:
+    return "<module>";
+  case VKind::Unbound:
+    return "<unbound>";
+  }
+  return "?";
+}
+
+std::string str(const Value& v) { return v.kind == VKind::Str ? v.s() : repr(v); }
+
+bool truthy(const Value& v) {
+  switch (v.kind) {
+  case VKind::None:
+    return false;
+  case VKind::Bool:
+    return v.b;
+  case VKind::Int:
+    return v.i != 0;
+  case VKind::Float:
+    return v.f != 0.0;
+  case VKind::Str:
+  case VKind::Bytes:
+    return !v.s().empty();
+  case VKind::List:
+  case VKind::Tuple:
+    return !v.items().empty();
+  case VKind::Range:
+    return v.as<RangeObj>().size() != 0;
+  case VKind::Tensor:
+    raise("TypeError", "__bool__ on Tensor is not defined");
+  default:
+    return true;
+  }
+}
+
+bool values_equal(const Value& a, const Value& b) {
+  if (a.is_number() && b.is_number()) {
+    if (a.is_intlike() && b.is_intlike()) return a.as_int() == b.as_int();
+    return a.as_double() == b.as_double();
+  }
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+  case VKind::None:
+  case VKind::Ellipsis:
+    return true;
+  case VKind::DType:
+    return a.dt == b.dt;
+  case VKind::Str:
+  case VKind::Bytes:
+    return a.s() == b.s();
+  case VKind::List:
+  case VKind::Tuple: {
+    const auto &x = a.items(), &y = b.items();
+    if (x.size() != y.size()) return false;
+    for (size_t k = 0; k < x.size(); ++k)
+      if (!values_equal(x[k], y[k])) return false;
+    return true;
+  }
+  case VKind::Range: {
+    auto &x = a.as<RangeObj>(), &y = b.as<RangeObj>();
+    return x.size() == y.size() &&
+           (x.size() == 0 || (x.start == y.start && (x.size() == 1 || x.step == y.step)));
+  }
+  default:
+    return a.obj == b.obj;
+  }
+}
+
+} // namespace tg::script

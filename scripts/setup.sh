@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Idempotent set-up for tg on Debian 12, run as root: installs the Debian packages that are
+# missing (and only those), then creates the test-only virtual environment .venv with numpy
+# and tinygrad 0.9.1 (the oracle of the differential tests). A second run does nothing.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+say() { printf 'setup: %s\n' "$*"; }
+
+PACKAGES=(
+  build-essential make cmake ninja-build g++ clang llvm-dev libcli11-dev libcereal-dev
+  bats googletest libgtest-dev python3 python3-venv python3-pip ccache jq
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed'; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]})); then
+  say "installing ${missing[*]}"
+  SUDO=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { say "need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+    SUDO=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get update -qq
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  say "packages installed"
+else
+  say "Debian packages: all present"
+fi
+
+# The test venv: numpy and tinygrad==0.9.1, only what the differential tests need.
+VENV="$ROOT/.venv"
+venv_ok() {
+  [[ -x "$VENV/bin/python" ]] &&
+    "$VENV/bin/python" - <<'PY' 2>/dev/null
+import importlib.metadata as md, numpy, tinygrad
+assert md.version("tinygrad") == "0.9.1"
+PY
+}
+
+if venv_ok; then
+  say "test venv .venv: ready"
+else
+  if [[ ! -x "$VENV/bin/python" ]]; then
+    say "creating test venv .venv"
+    rm -rf "$VENV"
+    python3 -m venv "$VENV"
+  fi
+  say "installing numpy and tinygrad==0.9.1 into .venv"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy tinygrad==0.9.1
+  venv_ok || { say "the test venv is still not usable (import numpy, tinygrad failed)" >&2; exit 1; }
+  say "test venv .venv: ready"
+fi

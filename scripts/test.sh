@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Runs the test layers and sums them: unit (GoogleTest, build/bin/tg-unit-tests), cli (Bats,
+# tests/cli) and diff (tests/diff/run.py against tinygrad 0.9.1). Every layer runs even when
+# an earlier one failed; the last line is `N passed, N failed` over all of them, and the
+# exit status is 1 when any test failed or a layer could not run.
+#   bash scripts/test.sh [all|unit|cli|diff]
+# Environment: BUILD (default build), PYTHON (default .venv/bin/python), DIFF_JOBS (2).
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT" || exit 1
+BUILD="${BUILD:-build}"
+PYTHON="${PYTHON:-.venv/bin/python}"
+LOGS="$BUILD/test-logs"
+mkdir -p "$LOGS"
+TG_BIN="$(cd "$BUILD" && pwd)/bin" # the Bats helpers put this first on PATH
+export TG_BIN
+export BATS_TEST_TIMEOUT="${BATS_TEST_TIMEOUT:-120}" # seconds per Bats test: a hung tool fails, not CI
+
+total_pass=0 total_fail=0 broken=0
+summary=()
+
+count() { # layer passed failed [note]
+  total_pass=$((total_pass + $2)) total_fail=$((total_fail + $3))
+  summary+=("$(printf '%-5s %4d passed %4d failed%s' "$1" "$2" "$3" "${4:+  ($4)}")")
+}
+
+run_unit() {
+  local exe="$BUILD/bin/tg-unit-tests" log="$LOGS/unit.log"
+  echo "== unit: $exe"
+  if [[ ! -x $exe ]]; then
+    if compgen -G "tests/unit/*.cpp" >/dev/null; then
+      echo "unit: $exe was not built"; count unit 0 1 "not built"; broken=1
+    else
+      count unit 0 0 "no unit tests"
+    fi
+    return
+  fi
+  "$exe" --gtest_color=no 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local passed failed
+  passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\..*/\1/p' "$log" | tail -1)
+  failed=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\{0,1\}, listed below:.*/\1/p' "$log" | tail -1)
+  passed=${passed:-0} failed=${failed:-0}
+  if ((rc != 0 && failed == 0)); then # crashed before its summary
+    count unit "$passed" 1 "exited $rc"; broken=1
+  else
+    count unit "$passed" "$failed"
+  fi
+}
+
+run_cli() {
+  local log="$LOGS/cli.log"
+  echo "== cli: bats tests/cli"
+  bats --tap tests/cli 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local ok notok skipped
+  ok=$(grep -c '^ok ' "$log")
+  skipped=$(grep -c '^ok .* # skip' "$log")
+  notok=$(grep -c '^not ok ' "$log")
+  if ((rc != 0 && notok == 0)); then
+    count cli $((ok - skipped)) 1 "bats exited $rc"; broken=1
+  else
+    count cli $((ok - skipped)) "$notok" "$( ((skipped)) && echo "$skipped skipped")"
+  fi
+}
+
+run_diff() {
+  local log="$LOGS/diff.log"
+  echo "== diff: $PYTHON tests/diff/run.py -j${DIFF_JOBS:-2}"
+  if [[ ! -x $PYTHON ]]; then
+    echo "diff: $PYTHON is missing (run scripts/setup.sh)"; count diff 0 1 "no venv"; broken=1
+    return
+  fi
+  "$PYTHON" tests/diff/run.py -j"${DIFF_JOBS:-2}" --bin "$BUILD/bin" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local line passed failed
+  line=$(grep -E '^diff: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  passed=$(sed -E 's/^diff: ([0-9]+) passed.*/\1/' <<<"$line")
+  failed=$(sed -E 's/^diff: [0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
+  if [[ -z $line ]] || ((rc != 0 && failed == 0)); then
+    count diff "${passed:-0}" 1 "runner exited $rc"; broken=1
+  else
+    count diff "$passed" "$failed"
+  fi
+}
+
+case "${1:-all}" in
+  all) run_unit; run_cli; run_diff ;;
+  unit) run_unit ;;
+  cli) run_cli ;;
+  diff) run_diff ;;
+  *) echo "usage: scripts/test.sh [all|unit|cli|diff]" >&2; exit 2 ;;
+esac
+
+echo "== summary (logs in $LOGS/)"
+printf '%s\n' "${summary[@]}"
+echo "$total_pass passed, $total_fail failed"
+((total_fail == 0 && broken == 0))

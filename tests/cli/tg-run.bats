@@ -1,0 +1,214 @@
+#!/usr/bin/env bats
+# tg-run: program artifact -> tensors (man/tg-run.1).
+load helpers
+
+program() { # script text -> p.bin
+  printf '%s\n' "$1" >k.tg
+  tg-trace k.tg | tg-schedule | tg-codegen -o p.bin
+}
+
+values() { # text -> the numbers in it, one per line, brackets and commas dropped
+  tr -d '[],' <<<"$1" | tr -s ' \n' '\n\n' | sed '/^$/d'
+}
+
+cache_files() { find "$1" -type f 2>/dev/null | sort; }
+
+@test "tg-run --version prints the name and version" {
+  run_split tg-run --version
+  [ "$status" -eq 0 ]
+  expect_eq "$out" "tg-run 0.1.0"
+}
+
+@test "tg-run --help lists the flags" {
+  run_split tg-run --help
+  [ "$status" -eq 0 ]
+  for flag in --in --out-dir --help --version; do expect_contains "$out" "$flag"; done
+}
+
+@test "tg-run rejects an unknown flag with exit 2" {
+  run_split tg-run --no-such-flag
+  [ "$status" -eq 2 ]
+}
+
+@test "tg-run rejects --in without NAME=FILE with exit 2" {
+  program "$CHAIN"
+  run_split tg-run p.bin --in just-a-name
+  [ "$status" -eq 2 ]
+}
+
+@test "tg-run prints each output's name, shape and dtype, then its values" {
+  program 'output("y", Tensor.arange(6).reshape(2, 3))'
+  run_split tg-run p.bin
+  [ "$status" -eq 0 ]
+  expect_eq "$(head -1 <<<"$out")" "y: shape=(2, 3) dtype=int32"
+  expect_eq "$(values "$(tail -n +2 <<<"$out")" | tr '\n' ' ')" "0 1 2 3 4 5 "
+}
+
+@test "tg-run prints floats, 1-d shapes and several outputs in order" {
+  program $'output("a", Tensor([0.5, 1.5, -2.0]))\noutput("b", Tensor.ones(2, 2).sum())'
+  run_split tg-run p.bin
+  [ "$status" -eq 0 ]
+  grep -qx 'a: shape=(3,) dtype=float32' <<<"$out"
+  grep -qx 'b: shape=() dtype=float32' <<<"$out"
+  [ "$(grep -n '^a: ' <<<"$out" | cut -d: -f1)" -lt "$(grep -n '^b: ' <<<"$out" | cut -d: -f1)" ]
+  expect_contains "$out" "0.5"
+  expect_contains "$out" "-2."
+  expect_contains "$out" "4."
+}
+
+@test "tg-run names an output without output() 'out'" {
+  program $'x = Tensor.ones(3)\nx * 2'
+  run_split tg-run p.bin
+  [ "$status" -eq 0 ]
+  expect_eq "$(head -1 <<<"$out")" "out: shape=(3,) dtype=float32"
+}
+
+@test "tg-run --out-dir writes NAME.npy for every output" {
+  program $'output("a", Tensor.arange(4))\noutput("b", Tensor.ones(2, 3) * 2.5)'
+  run_split tg-run p.bin --out-dir res
+  [ "$status" -eq 0 ]
+  [ -f res/a.npy ] && [ -f res/b.npy ]
+  expect_eq "$(head -c 6 res/a.npy | tail -c 5)" "NUMPY"
+  need_python
+  expect_eq "$(npy_eval res/a.npy 'a.dtype, a.shape, a.tolist()')" "int32 (4,) [0, 1, 2, 3]"
+  expect_eq "$(npy_eval res/b.npy 'a.dtype, a.shape, float(a.sum())')" "float32 (2, 3) 15.0"
+}
+
+@test "tg-run binds --in NAME=FILE.npy and computes with it" {
+  make_npy x.npy 'np.arange(32, dtype=np.float32).reshape(4, 8)'
+  program "$CHAIN"
+  run_split tg-run p.bin --in x=x.npy --out-dir res
+  [ "$status" -eq 0 ]
+  expect_eq "$(npy_eval res/y.npy 'np.allclose(a, np.maximum((np.arange(32, dtype=np.float32).reshape(4, 8) + 1) * 2 - np.arange(32, dtype=np.float32).reshape(4, 8) / 4, 0))')" "True"
+}
+
+@test "tg-run takes several --in flags" {
+  make_npy a.npy 'np.ones((4, 8), np.float32)'
+  make_npy b.npy 'np.full((8, 3), 2, np.float32)'
+  program "$MATMUL"
+  run_split tg-run p.bin --in a=a.npy --in b=b.npy --out-dir res
+  [ "$status" -eq 0 ]
+  expect_eq "$(npy_eval res/c.npy 'a.shape, a.tolist()[0]')" "(4, 3) [16.0, 16.0, 16.0]"
+}
+
+@test "tg-run reads the program from stdin and from -" {
+  program 'output("y", Tensor.arange(3))'
+  run_split tg-run <p.bin
+  [ "$status" -eq 0 ]
+  expect_eq "$(head -1 <<<"$out")" "y: shape=(3,) dtype=int32"
+  run_split tg-run - <p.bin
+  [ "$status" -eq 0 ]
+  expect_eq "$(head -1 <<<"$out")" "y: shape=(3,) dtype=int32"
+}
+
+@test "tg-run reads the JSON form of a program" {
+  printf '%s\n' 'output("y", Tensor.arange(3) * 2)' | tg-trace | tg-schedule | tg-codegen --json -o p.json
+  run_split tg-run p.json
+  [ "$status" -eq 0 ]
+  expect_eq "$(values "$(tail -n +2 <<<"$out")" | tr '\n' ' ')" "0 2 4 "
+}
+
+@test "tg-run: a missing input is an error naming it" {
+  program "$CHAIN"
+  run_split tg-run p.bin
+  [ "$status" -eq 1 ]
+  expect_one_line_error tg-run "$err"
+  expect_contains "$err" "input 'x'"
+  [ -z "$out" ]
+}
+
+@test "tg-run: an input of the wrong shape is an error naming it" {
+  make_npy x.npy 'np.zeros((3, 8), np.float32)'
+  program "$CHAIN"
+  run_split tg-run p.bin --in x=x.npy
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-run: input 'x': expected shape (4, 8), got (3, 8)"
+}
+
+@test "tg-run: an input of the wrong dtype is an error naming it" {
+  make_npy x.npy 'np.zeros((4, 8), np.float64)'
+  program "$CHAIN"
+  run_split tg-run p.bin --in x=x.npy
+  [ "$status" -eq 1 ]
+  expect_one_line_error tg-run "$err"
+  expect_contains "$err" "tg-run: input 'x': "
+  expect_contains "$err" "float32"
+  expect_contains "$err" "float64"
+}
+
+@test "tg-run: an unreadable .npy is an error naming the input" {
+  echo "not a numpy file" >x.npy
+  program "$CHAIN"
+  run_split tg-run p.bin --in x=x.npy
+  [ "$status" -eq 1 ]
+  expect_one_line_error tg-run "$err"
+  expect_contains "$err" "tg-run: input 'x': "
+}
+
+@test "tg-run: a missing .npy file is an error naming the input" {
+  program "$CHAIN"
+  run_split tg-run p.bin --in x=does-not-exist.npy
+  [ "$status" -eq 1 ]
+  expect_contains "$err" "tg-run: input 'x': "
+}
+
+@test "tg-run writes no output files when an input is wrong" {
+  make_npy x.npy 'np.zeros((3, 8), np.float32)'
+  program $'x = input("x", (4, 8))\noutput("a", Tensor.ones(2))\noutput("y", x + 1)'
+  run_split tg-run p.bin --in x=x.npy --out-dir res
+  [ "$status" -eq 1 ]
+  expect_eq "$(find res -type f 2>/dev/null | wc -l)" 0
+}
+
+@test "tg-run given a schedule names both kinds" {
+  printf '%s\n' "$MATMUL" >m.tg
+  tg-trace m.tg | tg-schedule -o s.bin
+  run_split tg-run s.bin
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-run: expected a program (from tg-codegen), got a schedule (from tg-schedule)"
+}
+
+@test "tg-run given a graph names both kinds" {
+  printf '%s\n' "$MATMUL" >m.tg
+  tg-trace --json m.tg -o g.json
+  run_split tg-run g.json
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-run: expected a program (from tg-codegen), got a graph (from tg-trace)"
+}
+
+@test "tg-run rejects garbage and truncated programs in one line, exit 1" {
+  run_split tg-run <<<"garbage"
+  [ "$status" -eq 1 ]
+  expect_one_line_error tg-run "$err"
+  program "$SOFTMAX"
+  head -c $(($(stat -c %s p.bin) / 2)) p.bin >half.bin
+  run_split tg-run half.bin
+  [ "$status" -eq 1 ]
+  expect_one_line_error tg-run "$err"
+  [ -z "$out" ]
+}
+
+@test "tg-run caches compiled kernels in \$TG_CACHE_DIR and reuses them" {
+  program 'output("y", Tensor.arange(12).reshape(3, 4).sum(axis=1))'
+  tg-run p.bin >first.txt
+  first=$(cache_files "$TG_CACHE_DIR")
+  [ -n "$first" ]
+  tg-run p.bin >second.txt
+  expect_eq "$(cache_files "$TG_CACHE_DIR")" "$first"
+  expect_eq "$(cat second.txt)" "$(cat first.txt)"
+}
+
+@test "tg-run's cache falls back to \$XDG_CACHE_HOME/tg" {
+  program 'output("y", Tensor.arange(5) + 1)'
+  unset TG_CACHE_DIR
+  XDG_CACHE_HOME="$BATS_TEST_TMPDIR/xdg" tg-run p.bin >/dev/null
+  [ -n "$(cache_files "$BATS_TEST_TMPDIR/xdg/tg")" ]
+}
+
+@test "tg-run's cache falls back to ~/.cache/tg" {
+  program 'output("y", Tensor.arange(5) + 2)'
+  unset TG_CACHE_DIR
+  mkdir home
+  HOME="$BATS_TEST_TMPDIR/home" tg-run p.bin >/dev/null
+  [ -n "$(cache_files "$BATS_TEST_TMPDIR/home/.cache/tg")" ]
+}

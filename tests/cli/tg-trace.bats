@@ -1,0 +1,166 @@
+#!/usr/bin/env bats
+# tg-trace: .tg script -> graph artifact (man/tg-trace.1).
+load helpers
+
+@test "tg-trace --version prints the name and version" {
+  run_split tg-trace --version
+  [ "$status" -eq 0 ]
+  expect_eq "$out" "tg-trace 0.1.0"
+}
+
+@test "tg-trace --help lists the flags" {
+  run_split tg-trace --help
+  [ "$status" -eq 0 ]
+  for flag in --json -o -e --help --version; do expect_contains "$out" "$flag"; done
+}
+
+@test "tg-trace rejects an unknown flag with exit 2" {
+  run_split tg-trace --no-such-flag
+  [ "$status" -eq 2 ]
+  expect_contains "$err" "no-such-flag"
+}
+
+@test "tg-trace --json writes JSON that jq parses" {
+  echo "$MATMUL" >m.tg
+  run_split tg-trace --json m.tg
+  [ "$status" -eq 0 ]
+  jq -e . <<<"$out" >/dev/null
+}
+
+@test "tg-trace -e traces code given on the command line" {
+  run_split tg-trace --json -e 'Tensor.ones(2, 3) + 1'
+  [ "$status" -eq 0 ]
+  jq -e . <<<"$out" >/dev/null
+}
+
+@test "tg-trace reads the script from stdin with no file and with -" {
+  echo "$CHAIN" >c.tg
+  tg-trace --json c.tg >file.json
+  tg-trace --json <c.tg >stdin.json
+  tg-trace --json - <c.tg >dash.json
+  jq -e . file.json >/dev/null
+  jq -e . stdin.json >/dev/null
+  jq -e . dash.json >/dev/null
+}
+
+@test "tg-trace -o writes the artifact to a file and nothing to stdout" {
+  echo "$CHAIN" >c.tg
+  run_split tg-trace c.tg -o g.bin
+  [ "$status" -eq 0 ]
+  [ -s g.bin ]
+  [ -z "$out" ]
+}
+
+@test "tg-trace binary and JSON artifacts schedule the same" {
+  echo "$SOFTMAX" >s.tg
+  tg-trace s.tg -o g.bin
+  tg-trace --json s.tg -o g.json
+  a=$(tg-schedule --json g.bin | jq '.kernels|length')
+  b=$(tg-schedule --json g.json | jq '.kernels|length')
+  expect_eq "$a" "$b"
+}
+
+@test "tg-trace binary output differs from its JSON form" {
+  echo "$CHAIN" >c.tg
+  tg-trace c.tg -o g.bin
+  run jq -e . g.bin
+  [ "$status" -ne 0 ]
+}
+
+@test "tg-trace refuses to write binary to a terminal" {
+  command -v script >/dev/null || skip "needs script(1)"
+  echo "$CHAIN" >c.tg
+  run_split script -qec "tg-trace c.tg" /dev/null
+  [ "$status" -eq 1 ] || [ "$status" -eq 2 ]
+  expect_contains "$out" "tg-trace: "
+}
+
+@test "tg-trace --json to a terminal is allowed" {
+  command -v script >/dev/null || skip "needs script(1)"
+  echo "$CHAIN" >c.tg
+  run_split script -qec "tg-trace --json c.tg" /dev/null
+  [ "$status" -eq 0 ]
+  expect_contains "$out" "{"
+}
+
+@test "tg-trace reports a script error as FILE:LINE: Type: message, exit 1" {
+  printf 'x = Tensor.arange(6)\ny = x.reshape(-1, -1)\n' >bad.tg
+  run_split tg-trace bad.tg
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-trace: bad.tg:2: RuntimeError: only one dimension can be inferred using -1, getting (-1, -1)"
+  [ -z "$out" ]
+}
+
+@test "tg-trace reports tinygrad's exception type (AssertionError) and message" {
+  printf 'a = input("a", (2, 3))\nb = input("b", (4, 5))\n\nc = a @ b\n' >mm.tg
+  run_split tg-trace mm.tg
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-trace: mm.tg:4: AssertionError: Input Tensor shapes (2, 3) and (4, 5) cannot be multiplied (3 != 4)"
+}
+
+@test "tg-trace reports a script error read from stdin with its line" {
+  printf 'x = Tensor.ones(2, 3)\n\nx.permute(0, 0)\n' >p.tg
+  run_split tg-trace <p.tg
+  [ "$status" -eq 1 ]
+  expect_one_line_error tg-trace "$err"
+  expect_contains "$err" ":3: RuntimeError: order is not a valid permutation, getting (0, 0)"
+}
+
+@test "tg-trace reports a syntax error with the file and line, exit 1" {
+  printf 'x = Tensor.ones(2)\ny = (x + \n' >syn.tg
+  run_split tg-trace syn.tg
+  [ "$status" -eq 1 ]
+  expect_contains "$err" "tg-trace: syn.tg:"
+  [ -z "$out" ]
+}
+
+@test "tg-trace leaves no output file when the script fails" {
+  printf 'x = Tensor.arange(6)\nx.reshape(-1, -1)\n' >bad.tg
+  run_split tg-trace bad.tg -o g.bin
+  [ "$status" -eq 1 ]
+  [ ! -e g.bin ]
+  run_split tg-trace --json bad.tg -o g.json
+  [ "$status" -eq 1 ]
+  [ ! -e g.json ]
+}
+
+@test "tg-trace on a missing script file fails naming the file" {
+  run_split tg-trace no-such-script.tg
+  [ "$status" -ne 0 ]
+  expect_contains "$err" "no-such-script.tg"
+  [ -z "$out" ]
+}
+
+@test "tg-trace script without output() yields output 'out' from the last expression" {
+  run_split tg-trace --json -e $'a = Tensor.ones(3)\na * 2'
+  [ "$status" -eq 0 ]
+  expect_contains "$out" '"out"'
+}
+
+@test "tg-trace keeps the names given to output()" {
+  run_split tg-trace --json -e $'x = input("x", (2, 2))\noutput("first", x + 1)\noutput("second", x * 3)'
+  [ "$status" -eq 0 ]
+  expect_contains "$out" '"first"'
+  expect_contains "$out" '"second"'
+  expect_contains "$out" '"x"'
+}
+
+@test "tg-trace accepts the language subset: def, lambda, for, if, tuple unpacking" {
+  cat >lang.tg <<'TG'
+def affine(t, w, b):
+  return t * w + b
+act = lambda t: t.relu()
+x = input("x", (2, 3))
+y = x
+for i in range(2):
+  y = affine(y, 0.5, i)
+if len(x.shape) == 2:
+  y = act(y)
+a, b = y, y.sum(axis=1)
+output("a", a)
+output("b", b)
+TG
+  run_split tg-trace --json lang.tg
+  [ "$status" -eq 0 ]
+  jq -e . <<<"$out" >/dev/null
+}

@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Differential tests: every tests/diff/snippets/*.tg runs in tinygrad 0.9.1 (the oracle) and
+through the tg pipeline, and the two must agree.
+
+    .venv/bin/python tests/diff/run.py [-k PATTERN] [-j N] [--oracle-only] [-v]
+
+Phase 1 (oracle) runs every selected snippet in ONE Python process with tinygrad 0.9.1
+(THREEFRY=1, CLANG device). `input(name, shape, dtype)` makes deterministic data seeded by
+the name and saves it as NAME.npy in the snippet's work dir; `output(name, t)` records
+t.numpy(); with no output() call the last top-level expression statement's value is the
+output "out"; an exception records its type name, message and the snippet line.
+
+Phase 2 runs tg-trace SNIPPET | tg-schedule | tg-codegen --device CLANG |
+tg-run --in NAME=NAME.npy ... --out-dir out/ for each snippet (-j N at once) and compares
+output names, shapes, dtypes and values (floats: allclose, atol=1e-6 rtol=1e-5 unless the
+snippet says `# tol: atol=.. rtol=..`; float16 defaults to 1e-3/1e-3; ints and bools
+exactly), or for a snippet that raises, the exception type, message and line that tg-trace
+prints as `tg-trace: FILE:LINE: Type: message`.
+
+Snippets whose name starts with `error_` must raise in tinygrad; all others must not.
+Prints one line per failing snippet, then `diff: N passed, N failed`. Exit status 1 when
+anything failed. See docs/testing.md.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import fnmatch
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SNIPPETS = ROOT / "tests" / "diff" / "snippets"
+DEFAULT_TOL = {"float16": (1e-3, 1e-3)}  # dtype name -> (atol, rtol); others below
+FLOAT_TOL = (1e-6, 1e-5)
+PIPELINE_TIMEOUT_S = float(os.environ.get("TG_DIFF_TIMEOUT", "120"))  # per snippet, all four stages
+
+# tinygrad reads these when it is imported.
+os.environ["THREEFRY"] = "1"
+os.environ["CLANG"] = "1"
+
+
+@dataclass
+class OracleResult:
+    outputs: dict = field(default_factory=dict)  # name -> np.ndarray, in output order
+    inputs: list = field(default_factory=list)  # input names, in declaration order
+    error: tuple | None = None  # (type name, message, line or None)
+    harness_error: str | None = None  # the snippet itself is broken
+
+
+@dataclass
+class Snippet:
+    name: str
+    path: Path
+    work: Path
+    tol: tuple | None
+    expect_error: bool
+
+
+def parse_tol(text: str):
+    m = re.search(r"^#\s*tol:\s*(.*)$", text, re.M)
+    if not m:
+        return None
+    vals = dict(re.findall(r"(atol|rtol)\s*=\s*([0-9.eE+-]+)", m.group(1)))
+    return float(vals.get("atol", FLOAT_TOL[0])), float(vals.get("rtol", FLOAT_TOL[1]))
+
+
+def select(patterns: list[str]) -> list[Path]:
+    paths = sorted(SNIPPETS.glob("*.tg"))
+    if not patterns:
+        return paths
+    def hit(p: Path):
+        for pat in patterns:
+            if any(c in pat for c in "*?["):
+                if fnmatch.fnmatch(p.stem, pat):
+                    return True
+            elif pat in p.stem:
+                return True
+        return False
+    return [p for p in paths if hit(p)]
+
+
+# ---------------------------------------------------------------------------------- oracle
+
+def make_input_data(np, name: str, shape, dtype):
+    """Deterministic data for input(name, shape, dtype): seeded by the name alone."""
+    if dtype.fmt is None:
+        raise _Harness(f"input({name!r}): numpy has no dtype for {dtype}")
+    dtype_name = np.dtype(dtype.fmt).name
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if dtype_name == "bool":
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if dtype_name.startswith("uint"):
+        return rng.integers(0, 20, size=shape).astype(dtype_name)
+    if dtype_name.startswith("int"):
+        return rng.integers(-10, 10, size=shape).astype(dtype_name)
+    if dtype_name in ("float16", "float32", "float64"):
+        return rng.standard_normal(size=shape).astype(dtype_name)
+    raise _Harness(f"input({name!r}): no data for dtype {dtype_name}")
+
+
+class _LastExpr(ast.NodeTransformer):
+    """Wraps each top-level expression statement `e` as `__tg_expr__(e)`."""
+
+    def visit_Module(self, node):
+        for i, stmt in enumerate(node.body):
+            if isinstance(stmt, ast.Expr):
+                call = ast.Call(ast.Name("__tg_expr__", ast.Load()), [stmt.value], [])
+                node.body[i] = ast.copy_location(ast.Expr(ast.copy_location(call, stmt.value)), stmt)
+        return ast.fix_missing_locations(node)
+
+
+def run_oracle(snip: Snippet) -> OracleResult:
+    import numpy as np
+    from tinygrad import Tensor, dtypes, nn
+    import math
+
+    res = OracleResult()
+    last = []
+
+    def to_numpy(t, what):
+        if not isinstance(t, Tensor):
+            raise _Harness(f"{what} is a {type(t).__name__}, not a Tensor")
+        return t.numpy()
+
+    def input_(name, shape, dtype=dtypes.float32, requires_grad=False):
+        data = make_input_data(np, name, shape, dtype)
+        np.save(snip.work / f"{name}.npy", data)
+        res.inputs.append(name)
+        return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+
+    def output(name, t):
+        res.outputs[name] = to_numpy(t, f"output {name!r}")
+
+    def expr(v):
+        last[:] = [v]
+        return v
+
+    src = snip.path.read_text()
+    try:
+        code = compile(_LastExpr().visit(ast.parse(src, str(snip.path))), str(snip.path), "exec")
+    except SyntaxError as e:
+        res.harness_error = f"not valid Python: {e}"
+        return res
+    env = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "math": math, "input": input_,
+           "output": output, "__tg_expr__": expr, "__name__": "__tg__"}
+    Tensor.training = False
+    Tensor.no_grad = False
+    try:
+        exec(code, env)
+        if not res.outputs:
+            if not last:
+                raise _Harness("no output() call and no expression statement")
+            res.outputs["out"] = to_numpy(last[0], "the last expression")
+    except _Harness as e:
+        res.harness_error = str(e)
+    except Exception as e:  # the snippet's own error: what tg must reproduce
+        line = None
+        for frame in traceback.extract_tb(e.__traceback__):
+            if frame.filename == str(snip.path):
+                line = frame.lineno
+        res.error = (type(e).__name__, str(e), line)
+        res.outputs = {}
+    return res
+
+
+class _Harness(Exception):
+    pass
+
+
+# -------------------------------------------------------------------------------------- tg
+
+TG_ERROR = re.compile(r"^tg-trace: .*?:(\d+): ([A-Za-z_][A-Za-z0-9_.]*): (.*)$", re.S)
+
+
+def run_pipeline(snip: Snippet, oracle: OracleResult, bindir: Path):
+    """Returns (per-stage (name, returncode, stderr) list, out dir)."""
+    out = snip.work / "out"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    ins = []
+    for name in oracle.inputs:
+        ins += ["--in", f"{name}={snip.work / (name + '.npy')}"]
+    stages = [
+        ("tg-trace", [str(bindir / "tg-trace"), str(snip.path.relative_to(ROOT))]),
+        ("tg-schedule", [str(bindir / "tg-schedule")]),
+        ("tg-codegen", [str(bindir / "tg-codegen"), "--device", "CLANG"]),
+        ("tg-run", [str(bindir / "tg-run"), *ins, "--out-dir", str(out)]),
+    ]
+    env = dict(os.environ)
+    env.setdefault("TG_CACHE_DIR", str(ROOT / "build" / "diff" / "cache"))
+    procs, errs = [], []
+    prev = subprocess.DEVNULL
+    try:
+        for name, argv in stages:
+            err = tempfile.TemporaryFile()
+            p = subprocess.Popen(argv, stdin=prev, stdout=subprocess.PIPE if name != "tg-run" else subprocess.DEVNULL,
+                                 stderr=err, cwd=ROOT, env=env)
+            if prev is not subprocess.DEVNULL:
+                prev.close()  # the next stage owns it now
+            prev = p.stdout if p.stdout is not None else subprocess.DEVNULL
+            procs.append((name, p))
+            errs.append(err)
+    except OSError as e:
+        for _, p in procs:
+            p.kill()
+        return [(stages[len(procs)][0], 127, f"cannot start: {e}")], out
+    results = []
+    deadline = time.monotonic() + PIPELINE_TIMEOUT_S
+    for (name, p), err in zip(procs, errs):
+        try:
+            rc = p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            for _, q in procs:
+                q.kill()
+            p.wait()
+            rc = f"timeout after {PIPELINE_TIMEOUT_S:g}s"
+        err.seek(0)
+        results.append((name, rc, err.read().decode(errors="replace")))
+        err.close()
+    (snip.work / "stderr.txt").write_text("".join(f"== {n} (rc={rc})\n{e}" for n, rc, e in results))
+    return results, out
+
+
+def first_line(text: str) -> str:
+    text = text.strip()
+    return text.splitlines()[0] if text else "(no message)"
+
+
+def compare(snip: Snippet, oracle: OracleResult, bindir: Path) -> str | None:
+    """Runs tg on the snippet; returns None when it agrees with the oracle, else the reason."""
+    import numpy as np
+
+    stages, out = run_pipeline(snip, oracle, bindir)
+    failed = next(((n, rc, e) for n, rc, e in stages if rc != 0), None)
+
+    if oracle.error:
+        etype, emsg, eline = oracle.error
+        want = f"{etype}: {emsg}" + (f" (line {eline})" if eline else "")
+        if failed is None:
+            return f"tinygrad raises {want}; tg succeeded"
+        name, rc, err = failed
+        m = TG_ERROR.match(err.strip()) if name == "tg-trace" else None
+        if not m:
+            return f"tinygrad raises {want}; {name} exited {rc}: {first_line(err)}"
+        got_line, got_type, got_msg = int(m.group(1)), m.group(2), m.group(3).strip()
+        if (got_type, got_msg) != (etype, emsg.strip()):
+            return f"tinygrad raises {etype}: {emsg}; tg-trace says {got_type}: {got_msg}"
+        if eline is not None and got_line != eline:
+            return f"error on line {got_line}, tinygrad's is on line {eline}"
+        if rc != 1:
+            return f"tg-trace exited {rc} on a script error, expected 1"
+        return None
+
+    if failed is not None:
+        name, rc, err = failed
+        return f"{name} {'exited ' + str(rc) if isinstance(rc, int) else rc}: {first_line(err)}"
+    got_names = sorted(p.stem for p in out.glob("*.npy"))
+    want_names = sorted(oracle.outputs)
+    if got_names != want_names:
+        return f"outputs {got_names}, tinygrad has {want_names}"
+    for name in want_names:
+        want = oracle.outputs[name]
+        try:
+            got = np.load(out / f"{name}.npy", allow_pickle=False)
+        except Exception as e:
+            return f"{name}: unreadable {name}.npy: {e}"
+        if got.shape != want.shape:
+            return f"{name}: shape {got.shape}, tinygrad {want.shape}"
+        if got.dtype != want.dtype:
+            return f"{name}: dtype {got.dtype}, tinygrad {want.dtype}"
+        if np.issubdtype(want.dtype, np.floating):
+            atol, rtol = snip.tol or DEFAULT_TOL.get(want.dtype.name, FLOAT_TOL)
+            close = np.isclose(got, want, atol=atol, rtol=rtol, equal_nan=True)
+            if not close.all():
+                bad = int((~close).sum())
+                idx = tuple(int(i) for i in np.argwhere(~close)[0])
+                return (f"{name}: {bad}/{want.size} values differ beyond atol={atol:g} rtol={rtol:g}, "
+                        f"first at {idx}: tg {got[idx]}, tinygrad {want[idx]}")
+        elif not np.array_equal(got, want):
+            bad = int((got != want).sum())
+            idx = tuple(int(i) for i in np.argwhere(got != want)[0])
+            return f"{name}: {bad}/{want.size} values differ, first at {idx}: tg {got[idx]}, tinygrad {want[idx]}"
+    return None
+
+
+# ------------------------------------------------------------------------------------ main
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-k", action="append", default=[], metavar="PATTERN",
+                    help="only snippets whose name contains PATTERN (or matches it as a glob); repeatable")
+    ap.add_argument("-j", type=int, default=2, metavar="N", help="tg pipelines to run at once (default 2)")
+    ap.add_argument("--oracle-only", action="store_true", help="only check that every snippet runs in tinygrad")
+    ap.add_argument("--bin", type=Path, default=ROOT / "build" / "bin", help="where the tg tools are")
+    ap.add_argument("--work", type=Path, default=ROOT / "build" / "diff", help="work dirs (default build/diff)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print a line for passing snippets too")
+    args = ap.parse_args(argv)
+
+    paths = select(args.k)
+    if not paths:
+        print(f"diff: no snippet matches {args.k}", file=sys.stderr)
+        print("diff: 0 passed, 0 failed")
+        return 1
+
+    snippets = []
+    for p in paths:
+        work = args.work / p.stem
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        snippets.append(Snippet(p.stem, p, work, parse_tol(p.read_text()), p.stem.startswith("error_")))
+
+    failures: dict[str, str] = {}
+    oracle: dict[str, OracleResult] = {}
+    for s in snippets:
+        r = oracle[s.name] = run_oracle(s)
+        if r.harness_error:
+            failures[s.name] = f"harness: {r.harness_error}"
+        elif s.expect_error and not r.error:
+            failures[s.name] = "harness: an error_ snippet that tinygrad runs without raising"
+        elif not s.expect_error and r.error:
+            failures[s.name] = f"harness: tinygrad raised {r.error[0]}: {r.error[1]} (name it error_* if meant)"
+        elif args.verbose and args.oracle_only:
+            what = f"raises {r.error[0]}: {r.error[1]}" if r.error else \
+                ", ".join(f"{k}{tuple(v.shape)}:{v.dtype}" for k, v in r.outputs.items())
+            print(f"ok   {s.name}: {what}")
+
+    if not args.oracle_only:
+        todo = [s for s in snippets if s.name not in failures]
+        with ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
+            for s, reason in zip(todo, pool.map(lambda s: compare(s, oracle[s.name], args.bin), todo)):
+                if reason:
+                    failures[s.name] = reason
+                elif args.verbose:
+                    print(f"ok   {s.name}")
+
+    for s in snippets:
+        if s.name in failures:
+            print(f"FAIL {s.name}: {failures[s.name]}")
+    passed = len(snippets) - len(failures)
+    print(f"diff: {passed} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

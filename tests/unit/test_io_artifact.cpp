@@ -1,0 +1,648 @@
+// Artifacts: binary and JSON round trips, kind/version checks, damaged input, validation.
+#include <gtest/gtest.h>
+
+// cereal's JSON header first: it configures rapidjson (assertions throw, full-precision
+// parsing), and every translation unit must see rapidjson configured the same way.
+#include <cereal/archives/json.hpp>
+
+#include <rapidjson/document.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "io/artifact.h"
+#include "util/error.h"
+
+using namespace tg;
+
+namespace {
+
+View view(Shape shape, Shape strides, int64_t offset = 0, std::optional<Mask> mask = std::nullopt,
+          bool contiguous = false) {
+  return View{std::move(shape), std::move(strides), offset, std::move(mask), contiguous};
+}
+ShapeTracker st_of(std::vector<View> views) { return ShapeTracker{std::move(views)}; }
+ShapeTracker contiguous(Shape shape) {
+  Shape strides(shape.size(), 1);
+  for (int i = int(shape.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * shape[i + 1];
+  return st_of({view(shape, strides, 0, std::nullopt, true)});
+}
+
+std::vector<uint8_t> bytes_of(std::initializer_list<int> xs) {
+  std::vector<uint8_t> out;
+  for (int x : xs) out.push_back(uint8_t(x));
+  return out;
+}
+
+LazyNode node(Op op, DType dt, Shape shape, std::vector<NodeId> srcs = {}, LazyArg arg = {}) {
+  LazyNode n{op, dt, shape, std::move(srcs), std::move(arg), contiguous(shape), "", {}};
+  return n;
+}
+
+Graph sample_graph() {
+  Graph g;
+  LazyNode x = node(Op::EMPTY, DType::Float32, {4, 8});
+  x.name = "x";
+  g.nodes.push_back(x); // 0
+  LazyNode lit = node(Op::COPY, DType::Int32, {3});
+  lit.data = bytes_of({1, 0, 0, 0, 2, 0, 0, 0, 0xff, 0xff, 0xff, 0xff});
+  g.nodes.push_back(lit);                                                                      // 1
+  g.nodes.push_back(node(Op::LOAD_CONST, DType::Float32, {}, {}, Scalar::of_float(INFINITY))); // 2
+  LazyNode perm = node(Op::VIEW, DType::Float32, {8, 4}, {0});
+  perm.st =
+      st_of({view({4, 8}, {8, 1}, 0, std::nullopt, true), view({8, 4}, {1, 8}, 2, Mask{{0, 8}, {1, 3}})});
+  g.nodes.push_back(perm); // 3
+  LazyNode bcast = node(Op::VIEW, DType::Float32, {8, 4}, {2});
+  bcast.st = st_of({view({8, 4}, {0, 0})});
+  g.nodes.push_back(bcast);                                                                     // 4
+  g.nodes.push_back(node(Op::ADD, DType::Float32, {8, 4}, {3, 4}));                             // 5
+  g.nodes.push_back(node(Op::SUM, DType::Float32, {1, 4}, {5}, Axes{0}));                       // 6
+  g.nodes.push_back(node(Op::CAST, DType::Float16, {1, 4}, {6}, DType::Float16));               // 7
+  g.nodes.push_back(node(Op::LOAD_CONST, DType::Int64, {}, {}, Scalar::of_int(-5)));            // 8
+  g.nodes.push_back(node(Op::LOAD_CONST, DType::Bool, {}, {}, Scalar::of_bool(true)));          // 9
+  g.nodes.push_back(node(Op::LOAD_CONST, DType::Float64, {}, {}, Scalar::of_float(-INFINITY))); // 10
+  g.nodes.push_back(node(Op::LOAD_CONST, DType::Float32, {}, {}, Scalar::of_float(NAN)));       // 11
+  g.nodes.push_back(node(Op::LOAD_CONST, DType::Float64, {}, {}, Scalar::of_float(0.1)));       // 12
+  g.nodes.push_back(node(Op::LOAD_CONST, DType::UInt64, {}, {}, Scalar::of_int(INT64_MIN)));    // 13
+  for (int d = 0; d < kNumDTypes; ++d) { // every dtype, with a literal of its size
+    LazyNode n = node(Op::COPY, DType(d), {2});
+    for (int i = 0; i < 2 * itemsize(DType(d)); ++i) n.data.push_back(uint8_t(i * 37 + d));
+    n.name = "";
+    g.nodes.push_back(n);
+  }
+  g.inputs = {{"x", 0, true}};
+  g.outputs = {{"out", 7}, {"lit", 1}};
+  return g;
+}
+
+MemBuffer mem(int idx, DType dt, ShapeTracker st) { return MemBuffer{idx, dt, std::move(st)}; }
+
+Schedule sample_schedule() {
+  Schedule s;
+  s.buffers = {
+      {0, DType::Float32, 4, BufferRole::Output, "out", {}},
+      {1, DType::Float32, 32, BufferRole::Input, "x", {}},
+      {2, DType::Int32, 3, BufferRole::Constant, "", bytes_of({1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0})},
+      {3, DType::Float16, 4, BufferRole::Intermediate, "", {}},
+      {4, DType::Int32, 3, BufferRole::Intermediate, "", {}},
+  };
+  // kernel 0: out[1,4] = sum over axis 0 of x.T * x.T + where-masked nan constant
+  LazyOpPtr load = LazyOp::make(Op::LOAD, {}, mem(1, DType::Float32, st_of({view({8, 4}, {1, 8})})));
+  LazyOpPtr sq = LazyOp::make(Op::MUL, {load, load});
+  ConstBuffer nan_const{Scalar::of_float(NAN), DType::Float32,
+                        st_of({view({8, 4}, {0, 0}, 0, Mask{{0, 8}, {1, 2}}), view({8, 4}, {4, 1})})};
+  LazyOpPtr c = LazyOp::make(Op::CONST, {}, nan_const);
+  LazyOpPtr add = LazyOp::make(Op::ADD, {sq, c});
+  LazyOpPtr sum = LazyOp::make(Op::SUM, {add}, Axes{0});
+  LazyOpPtr store = LazyOp::make(Op::STORE, {sum}, mem(0, DType::Float32, contiguous({1, 4})));
+  // kernel 1: two stores
+  LazyOpPtr load_out = LazyOp::make(Op::LOAD, {}, mem(2, DType::Float32, contiguous({4})));
+  LazyOpPtr cast = LazyOp::make(Op::CAST, {load_out}, DType::Float16);
+  LazyOpPtr store_a = LazyOp::make(Op::STORE, {cast}, mem(0, DType::Float16, contiguous({4})));
+  LazyOpPtr load_c = LazyOp::make(Op::LOAD, {}, mem(3, DType::Int32, contiguous({3})));
+  ConstBuffer seven{Scalar::of_int(7), DType::Int32, st_of({view({3}, {0})})};
+  LazyOpPtr add_c = LazyOp::make(Op::ADD, {load_c, LazyOp::make(Op::CONST, {}, seven)});
+  LazyOpPtr store_b = LazyOp::make(Op::STORE, {add_c}, mem(1, DType::Int32, contiguous({3})));
+  s.kernels = {{{store}, {0, 1}}, {{store_a, store_b}, {3, 4, 0, 2}}};
+  s.inputs = {{"x", 1, {4, 8}, DType::Float32}};
+  s.outputs = {{"out", 0, {1, 4}, DType::Float32}};
+  return s;
+}
+
+Program sample_program() {
+  Schedule s = sample_schedule();
+  Program p;
+  p.device = "CLANG";
+  p.buffers = s.buffers;
+  p.kernels = {
+      {"r_4_8",
+       "void r_4_8(float* restrict data0, const float* restrict data1) {\n  /* \"µ\" \\ */\n}\n",
+       {0, 1},
+       {4, 1, 1},
+       {1, 1, 1}},
+      {"E_4n1", "void E_4n1(half* data0) {}\n", {3, 4, 0, 2}, {2, 3}, {1}},
+  };
+  p.inputs = s.inputs;
+  p.outputs = s.outputs;
+  return p;
+}
+
+// --- structural comparison ----------------------------------------------------------------
+bool same_op(const LazyOp& a, const LazyOp& b) {
+  if (a.op != b.op || !(a.arg == b.arg) || a.src.size() != b.src.size()) return false;
+  for (size_t i = 0; i < a.src.size(); ++i)
+    if (!same_op(*a.src[i], *b.src[i])) return false;
+  return true;
+}
+bool same_buffers(const std::vector<BufferInfo>& a, const std::vector<BufferInfo>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].id != b[i].id || a[i].dtype != b[i].dtype || a[i].size != b[i].size || a[i].role != b[i].role ||
+        a[i].name != b[i].name || a[i].data != b[i].data)
+      return false;
+  return true;
+}
+bool same_named(const std::vector<NamedBuffer>& a, const std::vector<NamedBuffer>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].name != b[i].name || a[i].buffer != b[i].buffer || a[i].shape != b[i].shape ||
+        a[i].dtype != b[i].dtype)
+      return false;
+  return true;
+}
+void expect_same(const Graph& a, const Graph& b) {
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    const LazyNode &x = a.nodes[i], &y = b.nodes[i];
+    EXPECT_EQ(x.op, y.op) << i;
+    EXPECT_EQ(x.dtype, y.dtype) << i;
+    EXPECT_EQ(x.shape, y.shape) << i;
+    EXPECT_EQ(x.srcs, y.srcs) << i;
+    EXPECT_TRUE(x.arg == y.arg) << i;
+    EXPECT_TRUE(x.st == y.st) << i;
+    EXPECT_EQ(x.name, y.name) << i;
+    EXPECT_EQ(x.data, y.data) << i;
+  }
+  ASSERT_EQ(a.inputs.size(), b.inputs.size());
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    EXPECT_EQ(a.inputs[i].name, b.inputs[i].name);
+    EXPECT_EQ(a.inputs[i].node, b.inputs[i].node);
+    EXPECT_EQ(a.inputs[i].requires_grad, b.inputs[i].requires_grad);
+  }
+  ASSERT_EQ(a.outputs.size(), b.outputs.size());
+  for (size_t i = 0; i < a.outputs.size(); ++i) {
+    EXPECT_EQ(a.outputs[i].name, b.outputs[i].name);
+    EXPECT_EQ(a.outputs[i].node, b.outputs[i].node);
+  }
+}
+void expect_same(const Schedule& a, const Schedule& b) {
+  EXPECT_TRUE(same_buffers(a.buffers, b.buffers));
+  ASSERT_EQ(a.kernels.size(), b.kernels.size());
+  for (size_t k = 0; k < a.kernels.size(); ++k) {
+    EXPECT_EQ(a.kernels[k].bufs, b.kernels[k].bufs);
+    ASSERT_EQ(a.kernels[k].ast.size(), b.kernels[k].ast.size());
+    for (size_t r = 0; r < a.kernels[k].ast.size(); ++r)
+      EXPECT_TRUE(same_op(*a.kernels[k].ast[r], *b.kernels[k].ast[r])) << k << " " << r;
+  }
+  EXPECT_TRUE(same_named(a.inputs, b.inputs));
+  EXPECT_TRUE(same_named(a.outputs, b.outputs));
+}
+void expect_same(const Program& a, const Program& b) {
+  EXPECT_EQ(a.device, b.device);
+  EXPECT_TRUE(same_buffers(a.buffers, b.buffers));
+  ASSERT_EQ(a.kernels.size(), b.kernels.size());
+  for (size_t k = 0; k < a.kernels.size(); ++k) {
+    EXPECT_EQ(a.kernels[k].name, b.kernels[k].name);
+    EXPECT_EQ(a.kernels[k].src, b.kernels[k].src);
+    EXPECT_EQ(a.kernels[k].bufs, b.kernels[k].bufs);
+    EXPECT_EQ(a.kernels[k].global_size, b.kernels[k].global_size);
+    EXPECT_EQ(a.kernels[k].local_size, b.kernels[k].local_size);
+  }
+  EXPECT_TRUE(same_named(a.inputs, b.inputs));
+  EXPECT_TRUE(same_named(a.outputs, b.outputs));
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string written(ArtifactKind kind, bool json) {
+  switch (kind) {
+  case ArtifactKind::Graph:
+    return write_graph(sample_graph(), json);
+  case ArtifactKind::Schedule:
+    return write_schedule(sample_schedule(), json);
+  default:
+    return write_program(sample_program(), json);
+  }
+}
+void read_as(ArtifactKind kind, std::string_view bytes) {
+  switch (kind) {
+  case ArtifactKind::Graph:
+    read_graph(bytes);
+    break;
+  case ArtifactKind::Schedule:
+    read_schedule(bytes);
+    break;
+  default:
+    read_program(bytes);
+    break;
+  }
+}
+const ArtifactKind kKinds[] = {ArtifactKind::Graph, ArtifactKind::Schedule, ArtifactKind::Program};
+
+rapidjson::Document parse_json(const std::string& text) {
+  rapidjson::Document doc;
+  doc.Parse(text.c_str());
+  EXPECT_FALSE(doc.HasParseError());
+  return doc;
+}
+
+} // namespace
+
+// --- round trips --------------------------------------------------------------------------
+TEST(Artifact, graph_round_trips_in_binary) {
+  expect_same(sample_graph(), read_graph(write_graph(sample_graph())));
+}
+TEST(Artifact, graph_round_trips_in_json) {
+  expect_same(sample_graph(), read_graph(write_graph(sample_graph(), true)));
+}
+TEST(Artifact, schedule_round_trips_in_binary) {
+  expect_same(sample_schedule(), read_schedule(write_schedule(sample_schedule())));
+}
+TEST(Artifact, schedule_round_trips_in_json) {
+  expect_same(sample_schedule(), read_schedule(write_schedule(sample_schedule(), true)));
+}
+TEST(Artifact, program_round_trips_in_binary) {
+  expect_same(sample_program(), read_program(write_program(sample_program())));
+}
+TEST(Artifact, program_round_trips_in_json) {
+  expect_same(sample_program(), read_program(write_program(sample_program(), true)));
+}
+TEST(Artifact, json_and_binary_carry_the_same_content) {
+  for (ArtifactKind kind : kKinds) {
+    std::string binary = written(kind, false), json = written(kind, true);
+    if (kind == ArtifactKind::Graph) {
+      EXPECT_EQ(write_graph(read_graph(json)), binary);
+    } else if (kind == ArtifactKind::Schedule) {
+      EXPECT_EQ(write_schedule(read_schedule(json)), binary);
+    } else {
+      EXPECT_EQ(write_program(read_program(binary), true), json);
+    }
+  }
+}
+TEST(Artifact, writing_is_deterministic) {
+  for (ArtifactKind kind : kKinds)
+    for (bool json : {false, true}) EXPECT_EQ(written(kind, json), written(kind, json));
+}
+TEST(Artifact, shared_ast_subtrees_stay_shared) {
+  Schedule s = read_schedule(write_schedule(sample_schedule()));
+  const LazyOp& mul = *s.kernels[0].ast[0]->src[0]->src[0]->src[0];
+  ASSERT_EQ(mul.op, Op::MUL);
+  EXPECT_EQ(mul.src[0].get(), mul.src[1].get());
+}
+TEST(Artifact, empty_artifacts_round_trip) {
+  for (bool json : {false, true}) {
+    EXPECT_TRUE(read_graph(write_graph(Graph{}, json)).nodes.empty());
+    EXPECT_TRUE(read_schedule(write_schedule(Schedule{}, json)).kernels.empty());
+    Program p;
+    p.device = "CLANG";
+    EXPECT_EQ(read_program(write_program(p, json)).device, "CLANG");
+  }
+}
+TEST(Artifact, special_floats_survive_both_forms) {
+  for (bool json : {false, true}) {
+    Graph g = read_graph(write_graph(sample_graph(), json));
+    EXPECT_EQ(std::get<Scalar>(g.nodes[2].arg).f, INFINITY);
+    EXPECT_EQ(std::get<Scalar>(g.nodes[10].arg).f, -INFINITY);
+    EXPECT_TRUE(std::isnan(std::get<Scalar>(g.nodes[11].arg).f));
+    EXPECT_EQ(std::get<Scalar>(g.nodes[12].arg).f, 0.1);
+    EXPECT_EQ(std::get<Scalar>(g.nodes[13].arg).i, INT64_MIN);
+  }
+}
+
+// --- the JSON form ------------------------------------------------------------------------
+TEST(ArtifactJson, graph_has_format_version_and_readable_fields) {
+  rapidjson::Document doc = parse_json(write_graph(sample_graph(), true));
+  EXPECT_STREQ(doc["format"].GetString(), "tg-graph");
+  EXPECT_EQ(doc["version"].GetInt(), 1);
+  const auto& nodes = doc["nodes"];
+  ASSERT_TRUE(nodes.IsArray());
+  EXPECT_STREQ(nodes[0]["op"].GetString(), "LoadOps.EMPTY");
+  EXPECT_STREQ(nodes[0]["dtype"].GetString(), "float32");
+  EXPECT_STREQ(nodes[0]["name"].GetString(), "x");
+  EXPECT_TRUE(nodes[0]["arg"].IsNull());
+  EXPECT_STREQ(nodes[1]["data"].GetString(), "AQAAAAIAAAD/////");
+  EXPECT_STREQ(nodes[2]["arg"]["const"]["kind"].GetString(), "float");
+  EXPECT_STREQ(nodes[2]["arg"]["const"]["value"].GetString(), "inf");
+  EXPECT_STREQ(nodes[11]["arg"]["const"]["value"].GetString(), "nan");
+  EXPECT_EQ(nodes[8]["arg"]["const"]["value"].GetInt64(), -5);
+  EXPECT_TRUE(nodes[9]["arg"]["const"]["value"].GetBool());
+  const auto& views = nodes[3]["st"]["views"];
+  ASSERT_EQ(views.Size(), 2u);
+  EXPECT_TRUE(views[0]["mask"].IsNull());
+  EXPECT_TRUE(views[0]["contiguous"].GetBool());
+  EXPECT_EQ(views[1]["offset"].GetInt(), 2);
+  EXPECT_EQ(views[1]["mask"][1][0].GetInt(), 1);
+  EXPECT_EQ(views[1]["mask"][1][1].GetInt(), 3);
+  EXPECT_EQ(nodes[5]["src"][1].GetInt(), 4);
+  EXPECT_STREQ(nodes[5]["op"].GetString(), "BinaryOps.ADD");
+  EXPECT_EQ(nodes[6]["arg"]["axes"][0].GetInt(), 0);
+  EXPECT_STREQ(nodes[7]["arg"]["dtype"].GetString(), "float16");
+  EXPECT_TRUE(doc["inputs"][0]["requires_grad"].GetBool());
+  EXPECT_STREQ(doc["outputs"][1]["name"].GetString(), "lit");
+}
+TEST(ArtifactJson, schedule_has_one_kernels_entry_per_kernel) {
+  rapidjson::Document doc = parse_json(write_schedule(sample_schedule(), true));
+  EXPECT_STREQ(doc["format"].GetString(), "tg-schedule");
+  ASSERT_TRUE(doc["kernels"].IsArray());
+  ASSERT_EQ(doc["kernels"].Size(), 2u);
+  const auto& k0 = doc["kernels"][0];
+  EXPECT_EQ(k0["ast"].Size(), 6u); // the shared LOAD is listed once
+  EXPECT_EQ(k0["roots"].Size(), 1u);
+  EXPECT_STREQ(k0["ast"][k0["roots"][0].GetUint()]["op"].GetString(), "BufferOps.STORE");
+  EXPECT_EQ(k0["ast"][0]["arg"]["buffer"]["idx"].GetInt(), 1);
+  EXPECT_EQ(doc["kernels"][1]["roots"].Size(), 2u);
+  EXPECT_STREQ(doc["buffers"][2]["role"].GetString(), "constant");
+  EXPECT_STREQ(doc["buffers"][2]["data"].GetString(), "AQAAAAIAAAADAAAA");
+  EXPECT_STREQ(doc["outputs"][0]["name"].GetString(), "out");
+}
+TEST(ArtifactJson, program_kernels_have_name_src_bufs_and_sizes) {
+  rapidjson::Document doc = parse_json(write_program(sample_program(), true));
+  EXPECT_STREQ(doc["format"].GetString(), "tg-program");
+  EXPECT_STREQ(doc["device"].GetString(), "CLANG");
+  const auto& k = doc["kernels"][0];
+  EXPECT_STREQ(k["name"].GetString(), "r_4_8");
+  EXPECT_EQ(std::string(k["src"].GetString()), sample_program().kernels[0].src);
+  EXPECT_EQ(k["bufs"].Size(), 2u);
+  EXPECT_EQ(k["global_size"][0].GetInt(), 4);
+  EXPECT_EQ(k["local_size"].Size(), 3u);
+}
+TEST(ArtifactJson, has_no_cereal_bookkeeping_and_no_bare_nan) {
+  for (ArtifactKind kind : kKinds) {
+    std::string json = written(kind, true);
+    EXPECT_EQ(json.find("polymorphic_id"), std::string::npos);
+    EXPECT_EQ(json.find("ptr_wrapper"), std::string::npos);
+    EXPECT_EQ(json.find("value0"), std::string::npos);
+    EXPECT_EQ(json.find("NaN"), std::string::npos);
+    EXPECT_EQ(json.find("Infinity"), std::string::npos);
+  }
+}
+TEST(ArtifactJson, fields_may_come_in_any_order) {
+  std::string json = R"({"outputs": [{"node": 0, "name": "y"}], "version": 1, "inputs": [],
+    "nodes": [{"st": {"views": [{"shape": [2], "strides": [1], "offset": 0, "mask": [[0, 1]],
+      "contiguous": false}]}, "arg": {"const": {"value": 2, "kind": "float"}}, "op": "LoadOps.CONST",
+      "dtype": "float16", "shape": [2], "src": [], "name": "", "data": ""}], "format": "tg-graph"})";
+  Graph g = read_graph(json);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].dtype, DType::Float16);
+  EXPECT_EQ(std::get<Scalar>(g.nodes[0].arg).f, 2.0);
+  EXPECT_EQ(g.outputs[0].name, "y");
+}
+TEST(ArtifactJson, a_wrong_type_names_the_field) {
+  std::string json = write_graph(sample_graph(), true);
+  size_t at = json.find("\"shape\": [");
+  json.replace(at, 10, "\"shape\": [\"four\", ");
+  EXPECT_EQ(error_of([&] { read_graph(json); }),
+            "truncated or corrupt graph artifact: nodes[0].shape[0]: a JSON value has the wrong type");
+}
+TEST(ArtifactJson, a_missing_field_is_named) {
+  std::string json = write_program(sample_program(), true);
+  size_t at = json.find("\"local_size\"");
+  json.replace(at, 12, "\"local_sizes\"");
+  EXPECT_EQ(error_of([&] { read_program(json); }),
+            "truncated or corrupt program artifact: kernels[0].local_size: missing field");
+}
+TEST(ArtifactJson, unknown_names_are_reported) {
+  std::string json = write_graph(sample_graph(), true);
+  size_t at = json.find("\"float32\"");
+  json.replace(at, 9, "\"float33\"");
+  EXPECT_EQ(error_of([&] { read_graph(json); }),
+            "truncated or corrupt graph artifact: nodes[0].dtype: unknown dtype 'float33'");
+  json = write_graph(sample_graph(), true);
+  at = json.find("\"BinaryOps.ADD\"");
+  json.replace(at, 15, "\"BinaryOps.FOO\"");
+  EXPECT_EQ(error_of([&] { read_graph(json); }),
+            "truncated or corrupt graph artifact: nodes[5].op: unknown op 'BinaryOps.FOO'");
+}
+TEST(ArtifactJson, bad_base64_is_reported) {
+  std::string json = write_graph(sample_graph(), true);
+  size_t at = json.find("AQAAAAIAAAD/////");
+  json.replace(at, 16, "AQAAAAIAAAD///*/");
+  EXPECT_EQ(error_of([&] { read_graph(json); }),
+            "truncated or corrupt graph artifact: nodes[1].data: invalid base64 data");
+}
+
+// --- kinds, versions, damage ----------------------------------------------------------------
+TEST(ArtifactKinds, detect_finds_each_kind_in_both_forms) {
+  for (ArtifactKind kind : kKinds)
+    for (bool json : {false, true}) EXPECT_EQ(detect_artifact(written(kind, json)), kind);
+  EXPECT_EQ(detect_artifact(""), ArtifactKind::Unknown);
+  EXPECT_EQ(detect_artifact("hello"), ArtifactKind::Unknown);
+  EXPECT_EQ(detect_artifact("{\"a\": 1}"), ArtifactKind::Unknown);
+  EXPECT_EQ(detect_artifact("[1, 2]"), ArtifactKind::Unknown);
+}
+TEST(ArtifactKinds, reading_the_wrong_kind_says_what_it_got) {
+  const char* names[] = {"", "a graph (from tg-trace)", "a schedule (from tg-schedule)",
+                         "a program (from tg-codegen)"};
+  for (ArtifactKind want : kKinds)
+    for (ArtifactKind got : kKinds)
+      for (bool json : {false, true}) {
+        if (want == got) continue;
+        EXPECT_EQ(error_of([&] { read_as(want, written(got, json)); }),
+                  std::string("expected ") + names[int(want)] + ", got " + names[int(got)]);
+      }
+}
+TEST(ArtifactKinds, garbage_is_not_a_tg_artifact) {
+  EXPECT_EQ(error_of([] { read_graph("hello world, this is not an artifact"); }),
+            "input is not a tg artifact (bad magic)");
+  EXPECT_EQ(error_of([] { read_schedule(std::string("\x93NUMPY\x01\x00", 8)); }),
+            "input is not a tg artifact (bad magic)");
+  EXPECT_EQ(error_of([] { read_program("TGART\x09xxxxxxxx"); }), "input is not a tg artifact (bad magic)");
+  EXPECT_EQ(error_of([] { read_graph("{\"nodes\": []}"); }),
+            "input is not a tg artifact (JSON without a tg \"format\" field)");
+  EXPECT_EQ(error_of([] { read_graph(""); }), "input is empty (expected a graph (from tg-trace))");
+}
+TEST(ArtifactKinds, a_newer_version_is_refused) {
+  std::string binary = write_graph(sample_graph());
+  binary[6] = 2;
+  EXPECT_EQ(error_of([&] { read_graph(binary); }), "graph artifact version 2 is newer than this tool (1)");
+  std::string json = write_schedule(sample_schedule(), true);
+  size_t at = json.find("\"version\": 1");
+  json.replace(at, 12, "\"version\": 7");
+  EXPECT_EQ(error_of([&] { read_schedule(json); }),
+            "schedule artifact version 7 is newer than this tool (1)");
+}
+TEST(ArtifactDamage, every_truncation_of_a_binary_artifact_is_an_error) {
+  for (ArtifactKind kind : kKinds) {
+    std::string full = written(kind, false);
+    for (size_t n = 0; n < full.size(); ++n) {
+      std::string message = error_of([&] { read_as(kind, std::string_view(full).substr(0, n)); });
+      EXPECT_NE(message, "(no error)") << n;
+      if (n > 6) {
+        EXPECT_EQ(message.rfind("truncated or corrupt ", 0), 0u) << n << ": " << message;
+      }
+    }
+  }
+}
+TEST(ArtifactDamage, every_truncation_of_a_json_artifact_is_an_error) {
+  for (ArtifactKind kind : kKinds) {
+    std::string full = written(kind, true);
+    while (!full.empty() && (full.back() == '\n' || full.back() == '}')) full.pop_back();
+    for (size_t n = 0; n < full.size(); n += 3)
+      EXPECT_NE(error_of([&] { read_as(kind, std::string_view(full).substr(0, n)); }), "(no error)") << n;
+  }
+}
+TEST(ArtifactDamage, flipped_bytes_never_crash) {
+  for (ArtifactKind kind : kKinds) {
+    std::string full = written(kind, false);
+    for (size_t i = 0; i < full.size(); ++i)
+      for (uint8_t mask : {0x01, 0x80, 0xff}) {
+        std::string damaged = full;
+        damaged[i] = char(damaged[i] ^ mask);
+        try {
+          read_as(kind, damaged);
+        } catch (const Error&) {
+        }
+      }
+  }
+}
+TEST(ArtifactDamage, a_huge_length_is_refused_before_allocating) {
+  std::string full = write_graph(Graph{});
+  // payload: endianness byte, then the node count as a uint64
+  std::string damaged =
+      full.substr(0, 11) + std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8) + full.substr(19);
+  EXPECT_EQ(
+      error_of([&] { read_graph(damaged); }),
+      "truncated or corrupt graph artifact: nodes: length 9223372036854775807 exceeds the 16 bytes left");
+}
+TEST(ArtifactDamage, trailing_bytes_are_refused) {
+  EXPECT_EQ(error_of([] { read_program(write_program(sample_program()) + "xx"); }),
+            "truncated or corrupt program artifact: 2 unexpected bytes after the end");
+}
+
+// --- validation -----------------------------------------------------------------------------
+TEST(ArtifactValidation, graph_sources_must_come_first) {
+  Graph g = sample_graph();
+  g.nodes[5].srcs = {3, 6};
+  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+            "invalid graph artifact: node 5 (BinaryOps.ADD): source 6 is not an earlier node");
+}
+TEST(ArtifactValidation, graph_outputs_must_exist) {
+  Graph g = sample_graph();
+  g.outputs[0].node = 999;
+  EXPECT_EQ(error_of([&] { read_graph(write_graph(g, true)); }),
+            "invalid graph artifact: output 'out': node 999 does not exist");
+}
+TEST(ArtifactValidation, graph_data_must_match_the_shape) {
+  Graph g = sample_graph();
+  g.nodes[1].data.pop_back();
+  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+            "invalid graph artifact: node 1 (LoadOps.COPY): data has 11 bytes, expected 12");
+}
+TEST(ArtifactValidation, graph_shapes_are_not_negative) {
+  Graph g = sample_graph();
+  g.nodes[0].shape = {4, -8};
+  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+            "invalid graph artifact: node 0 (LoadOps.EMPTY): negative dimension in shape (4, -8)");
+}
+TEST(ArtifactValidation, graph_masks_fit_their_view) {
+  Graph g = sample_graph();
+  (*g.nodes[3].st.views[1].mask)[1] = {1, 5};
+  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+            "invalid graph artifact: node 3 (LoadOps.VIEW): mask [1, 5) does not fit dimension 1 of size 4");
+}
+TEST(ArtifactValidation, graph_arity_is_checked) {
+  Graph g = sample_graph();
+  g.nodes[5].srcs = {3};
+  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+            "invalid graph artifact: node 5 (BinaryOps.ADD): needs 2 sources, has 1");
+}
+TEST(ArtifactValidation, graph_reduce_axes_are_in_range) {
+  Graph g = sample_graph();
+  g.nodes[6].arg = Axes{2};
+  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+            "invalid graph artifact: node 6 (ReduceOps.SUM): reduce axis 2 out of range for 2 dimensions");
+}
+TEST(ArtifactValidation, graph_views_stay_inside_their_base) {
+  Graph g = sample_graph();
+  g.nodes[4].st.views[0].strides = {1, 0};
+  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+            "invalid graph artifact: node 4 (LoadOps.VIEW): view reads elements 0..7 of a buffer of 1");
+}
+TEST(ArtifactValidation, schedule_buffer_index_is_in_range) {
+  Schedule s = sample_schedule();
+  LazyOpPtr load = LazyOp::make(Op::LOAD, {}, mem(2, DType::Float32, contiguous({1, 4})));
+  s.kernels[0].ast = {LazyOp::make(Op::STORE, {load}, mem(0, DType::Float32, contiguous({1, 4})))};
+  EXPECT_EQ(
+      error_of([&] { read_schedule(write_schedule(s)); }),
+      "invalid schedule artifact: kernel 0 BufferOps.LOAD: buffer index 2 out of range for 2 kernel buffers");
+}
+TEST(ArtifactValidation, schedule_views_stay_inside_their_buffer) {
+  Schedule s = sample_schedule();
+  LazyOpPtr load = LazyOp::make(Op::LOAD, {}, mem(1, DType::Float32, st_of({view({1, 4}, {0, 11})})));
+  s.kernels[0].ast = {LazyOp::make(Op::STORE, {load}, mem(0, DType::Float32, contiguous({1, 4})))};
+  EXPECT_EQ(
+      error_of([&] { read_schedule(write_schedule(s, true)); }),
+      "invalid schedule artifact: kernel 0 BufferOps.LOAD: view reads elements 0..33 of a buffer of 32");
+  LazyOpPtr good = LazyOp::make(Op::LOAD, {}, mem(1, DType::Float32, contiguous({1, 4})));
+  s.kernels[0].ast = {
+      LazyOp::make(Op::STORE, {good}, mem(0, DType::Float32, st_of({view({1, 4}, {0, 1}, 1)})))};
+  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+            "invalid schedule artifact: kernel 0 BufferOps.STORE: view reads elements 1..4 of a buffer of 4");
+}
+TEST(ArtifactValidation, schedule_kernel_buffers_exist) {
+  Schedule s = sample_schedule();
+  s.kernels[1].bufs[2] = 42;
+  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+            "invalid schedule artifact: kernel 1: buffer 42 does not exist");
+}
+TEST(ArtifactValidation, schedule_constant_data_matches_its_size) {
+  Schedule s = sample_schedule();
+  s.buffers[2].size = 4;
+  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+            "invalid schedule artifact: buffer 2: constant data has 12 bytes, expected 16");
+}
+TEST(ArtifactValidation, schedule_loads_need_a_buffer_argument) {
+  Schedule s = sample_schedule();
+  LazyOpPtr load = LazyOp::make(Op::LOAD, {}, Axes{0});
+  s.kernels[0].ast = {LazyOp::make(Op::STORE, {load}, mem(0, DType::Float32, contiguous({1, 4})))};
+  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+            "invalid schedule artifact: kernel 0 BufferOps.LOAD: needs a buffer argument");
+}
+TEST(ArtifactValidation, schedule_elementwise_sources_agree_in_shape) {
+  Schedule s = sample_schedule();
+  LazyOpPtr a = LazyOp::make(Op::LOAD, {}, mem(1, DType::Float32, contiguous({1, 4})));
+  LazyOpPtr b = LazyOp::make(Op::LOAD, {}, mem(1, DType::Float32, contiguous({4, 1})));
+  s.kernels[0].ast = {
+      LazyOp::make(Op::STORE, {LazyOp::make(Op::ADD, {a, b})}, mem(0, DType::Float32, contiguous({1, 4})))};
+  EXPECT_EQ(
+      error_of([&] { read_schedule(write_schedule(s)); }),
+      "invalid schedule artifact: kernel 0 BinaryOps.ADD: sources have different shapes (1, 4) and (4, 1)");
+}
+TEST(ArtifactValidation, schedule_named_buffers_match_their_buffer) {
+  Schedule s = sample_schedule();
+  s.outputs[0].shape = {2, 4};
+  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+            "invalid schedule artifact: output 'out': shape (2, 4) does not match buffer size 4");
+  s = sample_schedule();
+  s.inputs.push_back(s.inputs[0]);
+  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+            "invalid schedule artifact: input 'x': duplicate name");
+}
+TEST(ArtifactValidation, schedule_ast_source_indices_are_checked_in_json) {
+  std::string json = write_schedule(sample_schedule(), true);
+  size_t at = json.find("\"src\"", json.find("\"BinaryOps.MUL\""));
+  at = json.find_first_of("0123456789", at);
+  ASSERT_EQ(json[at], '0');
+  json[at] = '9';
+  EXPECT_EQ(error_of([&] { read_schedule(json); }),
+            "truncated or corrupt schedule artifact: kernels[0].ast[1]: source 9 is not an earlier node");
+}
+TEST(ArtifactValidation, program_kernel_names_are_identifiers) {
+  Program p = sample_program();
+  p.kernels[0].name = "r 4; system";
+  EXPECT_EQ(error_of([&] { read_program(write_program(p)); }),
+            "invalid program artifact: kernel 0 'r 4; system': kernel name is not an identifier");
+}
+TEST(ArtifactValidation, program_launch_sizes_are_positive) {
+  Program p = sample_program();
+  p.kernels[1].global_size = {2, 0};
+  EXPECT_EQ(error_of([&] { read_program(write_program(p)); }),
+            "invalid program artifact: kernel 1 'E_4n1': global_size (2, 0) has a bad dimension");
+  p = sample_program();
+  p.kernels[1].local_size = {};
+  EXPECT_EQ(error_of([&] { read_program(write_program(p)); }),
+            "invalid program artifact: kernel 1 'E_4n1': local_size needs 1 to 3 dimensions");
+}
+TEST(ArtifactValidation, program_needs_a_device) {
+  Program p = sample_program();
+  p.device = "";
+  EXPECT_EQ(error_of([&] { read_program(write_program(p)); }),
+            "invalid program artifact: device: empty device name");
+}

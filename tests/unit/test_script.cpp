@@ -1,0 +1,297 @@
+// The .tg language: lexer, parser and evaluator with Python's semantics, through run_script.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "script/trace.h"
+
+namespace tg {
+namespace {
+
+// Runs a script and returns what it printed.
+std::string run(const std::string& src) {
+  std::ostringstream out;
+  ScriptOptions opt;
+  opt.print_stream = &out;
+  run_script(src + "\noutput('_unit', 0)\n", "t.tg", opt);
+  return out.str();
+}
+std::string show(const std::string& expr) { return run("print((" + expr + "))"); }
+
+// "LINE: Kind: message" of the error a script raises.
+std::string error(const std::string& src) {
+  std::ostringstream out;
+  ScriptOptions opt;
+  opt.print_stream = &out;
+  try {
+    run_script(src, "t.tg", opt);
+  } catch (const ScriptError& e) {
+    return std::to_string(e.line()) + ": " + e.kind() + ": " + e.message();
+  }
+  return "no error";
+}
+
+TEST(ScriptScalars, floor_division_and_modulo_follow_python_signs) {
+  EXPECT_EQ(show("7 // 2, -7 // 2, 7 // -2, -7 // -2"), "(3, -4, -4, 3)\n");
+  EXPECT_EQ(show("7 % 3, -7 % 3, 7 % -3, -7 % -3"), "(1, 2, -2, -1)\n");
+  EXPECT_EQ(show("7.5 // 2, -7.5 // 2, -7.5 % 2, 7.5 % -2"), "(3.0, -4.0, 0.5, -0.5)\n");
+}
+
+TEST(ScriptScalars, true_division_is_float) {
+  EXPECT_EQ(show("7 / 2, 4 / 2, 1 / 3"), "(3.5, 2.0, 0.3333333333333333)\n");
+}
+
+TEST(ScriptScalars, int_power_stays_int_and_negative_power_is_float) {
+  EXPECT_EQ(show("2 ** 10, 2 ** -1, 2.0 ** 3, (-2) ** 3, -2 ** 2"), "(1024, 0.5, 8.0, -8, -4)\n");
+  EXPECT_EQ(show("2 ** 3 ** 2"), "512\n"); // right associative
+}
+
+TEST(ScriptScalars, bool_is_an_int) {
+  EXPECT_EQ(show("True + True, True * 3, True / 2, True & False, 3 & True"), "(2, 3, 0.5, False, 1)\n");
+}
+
+TEST(ScriptScalars, bit_operations) {
+  EXPECT_EQ(show("6 & 3, 6 | 3, 6 ^ 3, 1 << 10, -16 >> 2, ~5"), "(2, 7, 5, 1024, -4, -6)\n");
+}
+
+TEST(ScriptScalars, float_repr_is_python_shortest) {
+  EXPECT_EQ(show("0.1 + 0.2, 1e20, 1e-5, 1.5, 100.0, math.inf, -math.inf"),
+            "(0.30000000000000004, 1e+20, 1e-05, 1.5, 100.0, inf, -inf)\n");
+}
+
+TEST(ScriptScalars, integer_literals) {
+  EXPECT_EQ(show("0x1F, 0o17, 0b101, 1_000_000, 1.5e3, .5"), "(31, 15, 5, 1000000, 1500.0, 0.5)\n");
+}
+
+TEST(ScriptScalars, chained_comparisons) {
+  EXPECT_EQ(show("1 < 2 < 3, 1 < 3 < 2, 3 > 2 == 2, 1 == 1.0, 'a' < 'b', (1, 2) < (1, 3)"),
+            "(True, False, True, True, True, True)\n");
+}
+
+TEST(ScriptScalars, chained_comparison_evaluates_middle_once) {
+  EXPECT_EQ(run("n = [0]\ndef f():\n  n[0] += 1\n  return 2\nprint(1 < f() < 3, n[0])"), "True 1\n");
+}
+
+TEST(ScriptScalars, and_or_short_circuit_and_return_operands) {
+  EXPECT_EQ(show("0 or 5, 3 and 4, [] or 'x', None and 1/0, 1 or 1/0, not 0"),
+            "(5, 4, 'x', None, 1, True)\n");
+}
+
+TEST(ScriptScalars, conditional_expression) {
+  EXPECT_EQ(show("'a' if 0 else 'b', 1 if 2 else 3"), "('b', 1)\n");
+}
+
+TEST(ScriptScalars, membership_and_identity) {
+  EXPECT_EQ(show("2 in [1, 2], 5 not in (1, 2), 'b' in 'abc', None is None, 1 is not None"),
+            "(True, True, True, True, True)\n");
+}
+
+TEST(ScriptScalars, conversions) {
+  EXPECT_EQ(show("int(3.9), int(-3.9), int('42'), float(2), float('1.5'), bool([]), bool(3), str(12)"),
+            "(3, -3, 42, 2.0, 1.5, False, True, '12')\n");
+}
+
+TEST(ScriptScalars, builtins) {
+  EXPECT_EQ(
+      show("len([1, 2, 3]), abs(-3), abs(-2.5), min(3, 1, 2), max([4, 9, 2]), sum([1, 2, 3]), sum([0.5, 1])"),
+      "(3, 3, 2.5, 1, 9, 6, 1.5)\n");
+  EXPECT_EQ(show("list(range(2, 10, 3)), list(range(5, 0, -2)), len(range(10)), round(2.5), round(3.5)"),
+            "([2, 5, 8], [5, 3, 1], 10, 2, 4)\n");
+  EXPECT_EQ(show("list(zip([1, 2], 'ab')), list(enumerate('xy')), sorted([3, 1, 2]), reversed([1, 2])"),
+            "([(1, 'a'), (2, 'b')], [(0, 'x'), (1, 'y')], [1, 2, 3], [2, 1])\n");
+}
+
+TEST(ScriptScalars, math_module) {
+  EXPECT_EQ(show("math.sqrt(16), math.log(math.e), math.exp(0), math.prod((2, 3, 4)), math.ceil(2.1), "
+                 "math.floor(-2.1)"),
+            "(4.0, 1.0, 1.0, 24, 3, -3)\n");
+  EXPECT_EQ(show("math.pi, math.isnan(math.nan), math.log(8, 2)"), "(3.141592653589793, True, 3.0)\n");
+}
+
+TEST(ScriptSequences, slicing_lists_tuples_and_strings) {
+  EXPECT_EQ(show("[0, 1, 2, 3, 4][1:4], [0, 1, 2, 3, 4][::-1], [0, 1, 2, 3, 4][-2:], (0, 1, 2, 3)[::2]"),
+            "([1, 2, 3], [4, 3, 2, 1, 0], [3, 4], (0, 2))\n");
+  EXPECT_EQ(show("'hello'[1:3], 'hello'[-1], [0, 1, 2][5:], [0, 1, 2, 3][3:0:-1], (1,)[0]"),
+            "('el', 'o', [], [3, 2, 1], 1)\n");
+}
+
+TEST(ScriptSequences, concatenation_and_repetition) {
+  EXPECT_EQ(show("[1] + [2], (1,) + (2, 3), 'ab' * 2, [0] * 3, 2 * (1,)"),
+            "([1, 2], (1, 2, 3), 'abab', [0, 0, 0], (1, 1))\n");
+}
+
+TEST(ScriptSequences, list_methods_mutate_in_place_and_alias) {
+  EXPECT_EQ(
+      run("a = [1]\nb = a\na.append(2)\nb += [3]\na.extend((4,))\nprint(a, a.pop(), a, a.index(2), b is a)"),
+      "[1, 2, 3] 4 [1, 2, 3] 1 True\n");
+}
+
+TEST(ScriptSequences, list_comprehensions) {
+  EXPECT_EQ(show("[x * y for x in range(3) for y in (1, 10) if x]"), "[1, 10, 2, 20]\n");
+  EXPECT_EQ(show("sum(x for x in range(5))"), "10\n");
+  EXPECT_EQ(run("x = 'outer'\ny = [x for x in range(2)]\nprint(x, y)"), "outer [0, 1]\n");
+}
+
+TEST(ScriptSequences, starred_arguments_and_displays) {
+  EXPECT_EQ(
+      run("def f(a, b, c): return a + b * c\nargs = (2, 3)\nprint(f(1, *args), [*args, 4], max(*args))"),
+      "7 [2, 3, 4] 3\n");
+}
+
+TEST(ScriptStatements, tuple_unpacking_and_swaps) {
+  EXPECT_EQ(run("a, b = 1, 2\na, b = b, a\n(c, d), e = [3, 4], 5\nx = y = 7\nprint(a, b, c, d, e, x, y)"),
+            "2 1 3 4 5 7 7\n");
+}
+
+TEST(ScriptStatements, augmented_assignment) {
+  EXPECT_EQ(
+      run("a = 5\na += 2\na *= 3\na //= 4\na **= 2\na -= 1\na %= 7\nl = [1, 2]\nl[1] += 5\nprint(a, l)"),
+      "3 [1, 7]\n");
+}
+
+TEST(ScriptStatements, for_over_range_lists_and_tuples_with_break_continue) {
+  EXPECT_EQ(run("s = 0\nfor i in range(10):\n  if i == 2: continue\n  if i == 5: break\n  s += i\n"
+                "for x in [10, 20]: s += x\nfor a, b in ((1, 2), (3, 4)):\n  s += a * b\nprint(s)"),
+            "52\n");
+}
+
+TEST(ScriptStatements, if_elif_else) {
+  EXPECT_EQ(
+      run("def sign(x):\n  if x > 0:\n    return 1\n  elif x < 0:\n    return -1\n  else:\n    return 0\n"
+          "print(sign(5), sign(-2), sign(0))"),
+      "1 -1 0\n");
+}
+
+TEST(ScriptStatements, while_loop) { EXPECT_EQ(run("i = 0\nwhile i < 5:\n  i += 2\nprint(i)"), "6\n"); }
+
+TEST(ScriptStatements, line_continuation_and_comments) {
+  EXPECT_EQ(run("x = (1 +  # a comment\n     2)\ny = 3 + \\\n    4\nz = [1,\n\n  2]\nprint(x, y, z)  # end"),
+            "3 7 [1, 2]\n");
+}
+
+TEST(ScriptStatements, semicolons_and_pass) { EXPECT_EQ(run("a = 1; b = 2; pass\nprint(a + b)"), "3\n"); }
+
+TEST(ScriptStatements, imports_of_tinygrad_and_math_are_accepted) {
+  EXPECT_EQ(run("from tinygrad import Tensor, dtypes\nimport math\nprint(math.sqrt(4))"), "2.0\n");
+  EXPECT_EQ(error("import numpy"),
+            "1: ModuleNotFoundError: No module named 'numpy' (a .tg script can import only "
+            "tinygrad and math)");
+}
+
+TEST(ScriptFunctions, defaults_keywords_and_varargs) {
+  EXPECT_EQ(run("def f(a, b=2, *rest):\n  return (a, b, rest)\nprint(f(1), f(1, b=5), f(1, 2, 3, 4))"),
+            "(1, 2, ()) (1, 5, ()) (1, 2, (3, 4))\n");
+}
+
+TEST(ScriptFunctions, closures_capture_variables_late) {
+  EXPECT_EQ(run("def make(n):\n  def add(x):\n    return x + n\n  n += 1\n  return add\nprint(make(1)(10))"),
+            "12\n");
+  EXPECT_EQ(run("fs = [lambda x, k=k: x * k for k in range(3)]\nprint([f(2) for f in fs])"), "[0, 2, 4]\n");
+}
+
+TEST(ScriptFunctions, recursion) {
+  EXPECT_EQ(run("def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)\nprint(fib(15))"), "610\n");
+}
+
+TEST(ScriptFunctions, lambda_and_globals) {
+  EXPECT_EQ(run("k = 3\nf = lambda x, y=1: x * k + y\nk = 4\nprint(f(2), f(2, y=0), (lambda: 7)())"),
+            "9 8 7\n");
+}
+
+TEST(ScriptFunctions, function_without_return_gives_none) {
+  EXPECT_EQ(run("def f():\n  pass\nprint(f())"), "None\n");
+}
+
+TEST(ScriptErrors, name_error_names_the_line) {
+  EXPECT_EQ(error("a = 1\nb = c + 1\n"), "2: NameError: name 'c' is not defined");
+}
+
+TEST(ScriptErrors, zero_division) {
+  EXPECT_EQ(error("x = 1 // 0"), "1: ZeroDivisionError: integer division or modulo by zero");
+  EXPECT_EQ(error("x = 1 % 0"), "1: ZeroDivisionError: integer modulo by zero");
+  EXPECT_EQ(error("x = 1 / 0"), "1: ZeroDivisionError: division by zero");
+  EXPECT_EQ(error("x = 1.0 / 0"), "1: ZeroDivisionError: float division by zero");
+}
+
+TEST(ScriptErrors, type_errors_for_operands) {
+  EXPECT_EQ(error("x = 1 + 'a'"), "1: TypeError: unsupported operand type(s) for +: 'int' and 'str'");
+  EXPECT_EQ(error("x = 'a' + 1"), "1: TypeError: can only concatenate str (not \"int\") to str");
+  EXPECT_EQ(error("x = -'a'"), "1: TypeError: bad operand type for unary -: 'str'");
+  EXPECT_EQ(error("x = 1 < 'a'"), "1: TypeError: '<' not supported between instances of 'int' and 'str'");
+  EXPECT_EQ(error("x = len(3)"), "1: TypeError: object of type 'int' has no len()");
+  EXPECT_EQ(error("x = 3(1)"), "1: TypeError: 'int' object is not callable");
+}
+
+TEST(ScriptErrors, call_argument_errors_read_like_python) {
+  std::string f = "def f(a, b=1): return a\n";
+  EXPECT_EQ(error(f + "f()"), "2: TypeError: f() missing 1 required positional argument: 'a'");
+  EXPECT_EQ(error(f + "f(1, 2, 3)"),
+            "2: TypeError: f() takes from 1 to 2 positional arguments but 3 were given");
+  EXPECT_EQ(error(f + "f(1, c=2)"), "2: TypeError: f() got an unexpected keyword argument 'c'");
+  EXPECT_EQ(error(f + "f(1, a=2)"), "2: TypeError: f() got multiple values for argument 'a'");
+  EXPECT_EQ(error("(lambda: 1)(2)"), "1: TypeError: <lambda>() takes 0 positional arguments but 1 was given");
+}
+
+TEST(ScriptErrors, index_and_unpack_errors) {
+  EXPECT_EQ(error("x = [1, 2][5]"), "1: IndexError: list index out of range");
+  EXPECT_EQ(error("x = (1, 2)[5]"), "1: IndexError: tuple index out of range");
+  EXPECT_EQ(error("a, b = 1, 2, 3"), "1: ValueError: too many values to unpack (expected 2)");
+  EXPECT_EQ(error("a, b, c = 1, 2"), "1: ValueError: not enough values to unpack (expected 3, got 2)");
+  EXPECT_EQ(error("a, b = 1"), "1: TypeError: cannot unpack non-iterable int object");
+}
+
+TEST(ScriptErrors, unbound_local) {
+  EXPECT_EQ(
+      error("def g():\n  print(zz)\n  zz = 1\ng()"),
+      "2: UnboundLocalError: cannot access local variable 'zz' where it is not associated with a value");
+}
+
+TEST(ScriptErrors, error_inside_a_function_has_the_innermost_line) {
+  EXPECT_EQ(error("def f(x):\n  y = x + 1\n  return y / 0\n\nz = f(1)"),
+            "3: ZeroDivisionError: division by zero");
+}
+
+TEST(ScriptErrors, attribute_errors) {
+  EXPECT_EQ(error("x = (1).foo"), "1: AttributeError: 'int' object has no attribute 'foo'");
+  EXPECT_EQ(error("x = [1].foo"), "1: AttributeError: 'list' object has no attribute 'foo'");
+  EXPECT_EQ(error("x = math.foo"), "1: AttributeError: module 'math' has no attribute 'foo'");
+}
+
+TEST(ScriptErrors, assert_statement) { EXPECT_EQ(error("assert 1 == 2, 'nope'"), "1: AssertionError: nope"); }
+
+TEST(ScriptErrors, deep_recursion_raises_recursion_error) {
+  EXPECT_EQ(error("def r(n): return r(n + 1)\nr(0)"), "1: RecursionError: maximum recursion depth exceeded");
+}
+
+TEST(ScriptErrors, deeply_nested_expressions_do_not_crash) {
+  std::string deep = std::string(5000, '(') + "1" + std::string(5000, ')');
+  EXPECT_EQ(error("x = " + deep), "1: SyntaxError: too many nested parentheses");
+  std::string sum = "x = 0";
+  for (int i = 0; i < 20000; ++i) sum += " + 1";
+  EXPECT_EQ(run(sum + "\nprint(x)"), "20000\n");
+}
+
+TEST(ScriptSyntax, syntax_errors_have_lines) {
+  EXPECT_EQ(error("a = 1\nb = (2 +\n"), "3: SyntaxError: unexpected EOF while parsing");
+  EXPECT_EQ(error("a = 1\nb = 2 +\n"), "2: SyntaxError: invalid syntax");
+  EXPECT_EQ(error("a = 1\n  b = 2\n"), "2: IndentationError: unexpected indent");
+  EXPECT_EQ(error("if 1:\nb = 2\n"), "2: IndentationError: expected an indented block");
+  EXPECT_EQ(error("x = 'abc\n"), "1: SyntaxError: unterminated string literal");
+  EXPECT_EQ(error("1 = x"), "1: SyntaxError: cannot assign to literal");
+  EXPECT_EQ(error("f(a=1, 2)"), "1: SyntaxError: positional argument follows keyword argument");
+  EXPECT_EQ(error("x = 1 $ 2"), "1: SyntaxError: invalid character '$'");
+}
+
+TEST(ScriptSyntax, return_outside_function_is_an_error) {
+  EXPECT_EQ(error("x = 1\nreturn x"), "2: SyntaxError: 'return' outside function");
+}
+
+TEST(ScriptStrings, escapes_and_bytes) {
+  EXPECT_EQ(show("'a\\tb', \"it's\", len('\\n'), b'ab', 'x' 'y', r'\\n'"),
+            "('a\\tb', \"it's\", 1, b'ab', 'xy', '\\\\n')\n");
+  EXPECT_EQ(show("'-'.join(['a', 'b']), 'a b  c'.split(), 'ij,k'.split(',')"),
+            "('a-b', ['a', 'b', 'c'], ['ij', 'k'])\n");
+}
+
+} // namespace
+} // namespace tg
