@@ -16,15 +16,20 @@ int main(int argc, char** argv) {
   std::string input, out_dir;
   std::vector<std::string> bindings;
   app.add_option("program", input, "program artifact (default: stdin)");
-  app.add_option("-i,--in", bindings, "bind an input: NAME=FILE.npy (repeatable)");
+  app.add_option("-i,--in", bindings, "bind an input: NAME=FILE.npy (repeatable)")
+      ->check(
+          [](const std::string& b) {
+            auto eq = b.find('=');
+            return eq == std::string::npos || eq == 0 || eq + 1 == b.size() ? "expected NAME=FILE.npy, got '" + b + "'"
+                                                                            : std::string();
+          },
+          "NAME=FILE.npy");
   app.add_option("--out-dir", out_dir, "write NAME.npy for every output into DIR (default: print as text)");
   return tg::run_tool("tg-run", app, argc, argv, [&] {
     tg::Program program = tg::read_program(tg::read_input(input));
     std::map<std::string, tg::HostBuffer> inputs;
     for (const std::string& b : bindings) {
-      auto eq = b.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == b.size())
-        throw tg::Error("ValueError", "--in '" + b + "': expected NAME=FILE.npy");
+      auto eq = b.find('='); // the option's check() guarantees NAME=FILE
       std::string name = b.substr(0, eq);
       try {
         inputs[name] = tg::read_npy(b.substr(eq + 1));

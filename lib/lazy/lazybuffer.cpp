@@ -40,6 +40,10 @@ bool unmasked(const ShapeTracker& st) {
 } // namespace
 
 LazyBuffer LazyBuffer::loadop(Op op, const Shape& shape, DType dtype, LazyArg arg, std::vector<LazyBuffer> srcs) {
+  // Each Tensor.empty() is its own buffer (tinygrad creates EMPTY without the lazy cache): a
+  // serial number in the arg keeps hash-consing from merging them.
+  static int64_t empty_serial = 0;
+  if (op == Op::EMPTY && std::holds_alternative<std::monostate>(arg)) arg = Scalar::of_int(++empty_serial);
   return create_base(op, shape, dtype, std::move(arg), srcs);
 }
 

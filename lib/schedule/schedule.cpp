@@ -41,6 +41,7 @@ struct LopKeyHash {
   size_t operator()(const LopKey& k) const { return ShapeTrackerHash{}(k.st) * 31 + k.buf; }
 };
 using LopCache = std::unordered_map<LopKey, LazyOpPtr, LopKeyHash>;
+using VisitSet = std::unordered_set<LopKey, LopKeyHash>;
 
 // A group of outputs that become one kernel (_LBScheduleItem).
 struct PreItem {
@@ -65,7 +66,7 @@ private:
   void recurse_lb(NodeId root);
   bool padding_okay(NodeId buf);
   void recursive_group(NodeId tr, const ShapeTracker& st, NodeId r, std::unordered_set<NodeId>& group,
-                       std::vector<NodeId>& group_order);
+                       std::vector<NodeId>& group_order, VisitSet& visited);
   void pair_reduces();
   LazyOpPtr recursive_lazyop(NodeId buf, const ShapeTracker& st, const std::vector<NodeId>& outputs,
                              std::vector<NodeId>& inputs, LopCache& cache);
@@ -78,6 +79,7 @@ private:
   std::vector<NodeId> simple_pads_order_;
   std::unordered_map<NodeId, OrderedSet> children_;
   std::unordered_map<NodeId, NodeId> reduce_for_op_;
+  std::unordered_map<NodeId, bool> padding_okay_; // memo of padding_okay()
 };
 
 void Scheduler::recurse_lb(NodeId root) {
@@ -135,18 +137,30 @@ void Scheduler::recurse_lb(NodeId root) {
 }
 
 bool Scheduler::padding_okay(NodeId buf) {
-  if (realizes_.contains(buf) || realized(buf)) return true;
-  if (is_unsafe_pad_op(n(buf).op)) return false;
-  for (NodeId x : n(buf).srcs)
-    if (!padding_okay(base(x))) return false;
-  return true;
+  // Memoized: the walk is over a DAG, and reconverging paths (threefry's rounds) would make
+  // the plain recursion of schedule.py exponential.
+  if (auto it = padding_okay_.find(buf); it != padding_okay_.end()) return it->second;
+  bool ok = true;
+  if (realizes_.contains(buf) || realized(buf)) ok = true;
+  else if (is_unsafe_pad_op(n(buf).op)) ok = false;
+  else
+    for (NodeId x : n(buf).srcs)
+      if (!padding_okay(base(x))) {
+        ok = false;
+        break;
+      }
+  padding_okay_[buf] = ok;
+  return ok;
 }
 
 void Scheduler::recursive_group(NodeId tr, const ShapeTracker& st, NodeId r, std::unordered_set<NodeId>& group,
-                                std::vector<NodeId>& order) {
+                                std::vector<NodeId>& order, VisitSet& visited) {
   auto add = [&](NodeId x) {
     if (group.insert(x).second) order.push_back(x);
   };
+  // Reaching the same buffer through the same view again adds nothing new; skipping it keeps
+  // the walk linear on DAGs with reconverging paths (threefry), where schedule.py's is not.
+  if (!visited.insert(LopKey{tr, st}).second) return;
   if (realizes_.contains(tr)) {
     if (!st.contiguous() || st.size() != n(r).st.size() || reduce_for_op_.count(tr)) add(r);
     add(tr);
@@ -161,7 +175,7 @@ void Scheduler::recursive_group(NodeId tr, const ShapeTracker& st, NodeId r, std
     for (NodeId s : n(next).srcs)
       if (base(s) == tr && std::find(st_childs.begin(), st_childs.end(), s) == st_childs.end()) st_childs.push_back(s);
     if (st_childs.size() > 1) return add(r);
-    recursive_group(next, st + n(st_childs[0]).st, r, group, order);
+    recursive_group(next, st + n(st_childs[0]).st, r, group, order, visited);
   }
 }
 
@@ -170,14 +184,19 @@ void Scheduler::pair_reduces() {
     if (!is_reduce(n(r).op) || realizes_.contains(r)) continue;
     std::unordered_set<NodeId> group;
     std::vector<NodeId> order;
-    recursive_group(r, n(r).st, r, group, order);
+    VisitSet visited;
+    recursive_group(r, n(r).st, r, group, order, visited);
     bool can_chase = std::none_of(order.begin(), order.end(), [&](NodeId tr) { return reduce_for_op_.count(tr); });
     bool forced = group.count(r) != 0;
     if (!forced && group.size() > 1) {
+      // Both walks remember what they saw: revisiting a node can't change their answer, and
+      // without it they are exponential on reconverging DAGs.
       std::deque<NodeId> parents(order.begin(), order.end()), kids(order.begin(), order.end());
+      std::unordered_set<NodeId> seen_parent, seen_kid;
       while (!parents.empty() && !forced) {
         NodeId p = parents.back();
         parents.pop_back();
+        if (!seen_parent.insert(p).second) continue;
         if (is_reduce(n(p).op)) forced = true;
         else
           for (NodeId x : n(p).srcs)
@@ -188,6 +207,7 @@ void Scheduler::pair_reduces() {
       while (!kids.empty() && !forced) {
         NodeId c = kids.back();
         kids.pop_back();
+        if (!seen_kid.insert(c).second) continue;
         const LazyNode& cn = n(c);
         if (is_reduce(cn.op) || !cn.st.contiguous() || cn.st.size() != n(r).st.size() || reduce_for_op_.count(c)) {
           descendants.clear();
@@ -283,7 +303,10 @@ Schedule Scheduler::run(const Graph& graph, const std::vector<NodeId>& ids) {
     if (!realized(o)) realizes_.insert(base(o));
   for (NodeId o : outs_) recurse_lb(base(o));
   for (NodeId p : simple_pads_order_)
-    if (!padding_okay(p)) realizes_.insert(p);
+    if (!padding_okay(p)) {
+      realizes_.insert(p);
+      padding_okay_.clear(); // a new realize point changes answers that went through it
+    }
   pair_reduces();
 
   // Output groups, in realizes order (MULTIOUTPUT=1: a reduce's group is one kernel).
@@ -366,9 +389,13 @@ Schedule Scheduler::run(const Graph& graph, const std::vector<NodeId>& ids) {
     const LazyNode& node = n(o);
     int buf;
     if (n(base(o)).op == Op::LOAD_CONST) {
-      fail("RuntimeError", "internal: output '" + graph.outputs[i].name + "' was not realized");
+      // Only an empty tensor stays a constant after contiguous(): it needs memory, no kernel.
+      check(prod(node.shape) == 0, "RuntimeError", "output '" + graph.outputs[i].name + "' was not realized");
+      buf = int(s.buffers.size());
+      s.buffers.push_back({buf, node.dtype, 0, BufferRole::Intermediate, "", {}});
+    } else {
+      buf = buffer_for(base(o));
     }
-    buf = buffer_for(base(o));
     if (s.buffers[buf].role == BufferRole::Intermediate) {
       s.buffers[buf].role = BufferRole::Output;
       s.buffers[buf].name = graph.outputs[i].name;
