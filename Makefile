@@ -37,8 +37,8 @@ test: build
 unit cli diff: build
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) bash scripts/test.sh $@
 
-bench:
-	@echo "make bench: no benchmarks yet (they come with the kernel optimizer); nothing to run"
+bench: build
+	$(PYTHON) scripts/bench.py --bin $(BUILD)/bin
 
 format:
 	@find lib cmd tests/unit \( -name '*.h' -o -name '*.cpp' \) -print0 2>/dev/null | xargs -0 -r clang-format -i

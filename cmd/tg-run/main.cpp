@@ -24,6 +24,11 @@ int main(int argc, char** argv) {
                                                                             : std::string();
           },
           "NAME=FILE.npy");
+  bool timing = false;
+  int repeat = 1;
+  app.add_flag("--time", timing, "print each kernel's wall time to stderr");
+  app.add_option("--repeat", repeat, "with --time: launch each kernel N times and report the best")
+      ->check(CLI::PositiveNumber);
   app.add_option("--out-dir", out_dir, "write NAME.npy for every output into DIR (default: print as text)");
   return tg::run_tool("tg-run", app, argc, argv, [&] {
     tg::Program program = tg::read_program(tg::read_input(input));
@@ -37,7 +42,15 @@ int main(int argc, char** argv) {
         throw tg::Error(e.kind(), "input '" + name + "': " + e.what());
       }
     }
-    std::map<std::string, tg::HostBuffer> outputs = tg::run_program(program, inputs);
+    std::vector<double> seconds;
+    tg::RunOptions run_options;
+    if (timing) {
+      run_options.kernel_seconds = &seconds;
+      run_options.repeat = repeat;
+    }
+    std::map<std::string, tg::HostBuffer> outputs = tg::run_program(program, inputs, run_options);
+    for (size_t i = 0; i < seconds.size(); ++i)
+      std::fprintf(stderr, "tg-run: kernel %s: %.3f ms\n", program.kernels[i].name.c_str(), seconds[i] * 1e3);
     if (!out_dir.empty()) {
       std::filesystem::create_directories(out_dir);
       for (const auto& o : program.outputs) tg::write_npy(out_dir + "/" + o.name + ".npy", outputs.at(o.name));

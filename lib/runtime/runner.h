@@ -38,7 +38,11 @@ private:
 
 // Runs `p` with the named inputs. Errors name the input: "missing input 'x'", "input 'x':
 // expected shape (4, 8), got (3, 8)", "input 'x': expected dtype float32, got int32".
-std::map<std::string, HostBuffer> run_program(const Program& p,
-                                              const std::map<std::string, HostBuffer>& inputs);
+struct RunOptions {
+  std::vector<double>* kernel_seconds = nullptr; // when set: each kernel's best wall time
+  int repeat = 1;                                 // launches per kernel when timing
+};
+std::map<std::string, HostBuffer> run_program(const Program& p, const std::map<std::string, HostBuffer>& inputs,
+                                              const RunOptions& options = {});
 
 } // namespace tg
