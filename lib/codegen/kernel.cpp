@@ -52,16 +52,24 @@ private:
   std::map<const LazyOp*, LazyOpPtr> seen_;
 };
 
-void collect_lazyops(const LazyOp* op, std::vector<const LazyOp*>& out) {
-  if (std::find(out.begin(), out.end(), op) != out.end()) return;
+// Every op once, preorder. The AST is a DAG with shared subexpressions (threefry shares
+// each round's values); `seen` keeps the walk linear in the number of nodes.
+void collect_lazyops(const LazyOp* op, std::vector<const LazyOp*>& out, std::set<const LazyOp*>& seen) {
+  if (!seen.insert(op).second) return;
   out.push_back(op);
-  for (const LazyOpPtr& s : op->src) collect_lazyops(s.get(), out);
+  for (const LazyOpPtr& s : op->src) collect_lazyops(s.get(), out, seen);
+}
+void collect_lazyops(const LazyOp* op, std::vector<const LazyOp*>& out) {
+  std::set<const LazyOp*> seen(out.begin(), out.end());
+  collect_lazyops(op, out, seen);
 }
 
-// dependency order: sources before users
-void ordered_lazyops(const LazyOp* op, std::vector<const LazyOp*>& out) {
-  for (const LazyOpPtr& s : op->src) ordered_lazyops(s.get(), out);
-  if (std::find(out.begin(), out.end(), op) == out.end()) out.push_back(op);
+// dependency order: sources before users (each node visited once: a DAG walked as a tree
+// is exponential in its depth)
+void ordered_lazyops(const LazyOp* op, std::vector<const LazyOp*>& out, std::set<const LazyOp*>& seen) {
+  if (!seen.insert(op).second) return;
+  for (const LazyOpPtr& s : op->src) ordered_lazyops(s.get(), out, seen);
+  out.push_back(op);
 }
 
 KernelBuffer buffer_of(const LazyOp* op) {
@@ -85,9 +93,11 @@ Kernel::Kernel(const std::vector<LazyOpPtr>& roots, RendererOpts options) : opts
           "kernel AST roots must be STOREs to a MemBuffer");
     ast.push_back(interner.intern(r));
   }
-  for (const LazyOpPtr& r : ast) collect_lazyops(r.get(), lazyops);
+  std::set<const LazyOp*> lazyops_seen;
+  for (const LazyOpPtr& r : ast) collect_lazyops(r.get(), lazyops, lazyops_seen);
   std::vector<const LazyOp*> ordered;
-  for (const LazyOpPtr& r : ast) ordered_lazyops(r.get(), ordered);
+  std::set<const LazyOp*> ordered_seen;
+  for (const LazyOpPtr& r : ast) ordered_lazyops(r.get(), ordered, ordered_seen);
   for (const LazyOp* op : ordered)
     if (is_reduce(op->op)) reduceops.push_back(op);
 

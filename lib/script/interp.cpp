@@ -344,6 +344,11 @@ void Interp::assign(const Node* t, const Value& v) {
         obj.t().set_requires_grad(truthy(v));
       return;
     }
+    if (obj.kind == VKind::Module && obj.as<ModuleObj>().name == "Tensor" && sym_name(t->sym) == "training") {
+      Tensor::training = truthy(v); // Tensor.training = True: read by dropout
+      obj.as<ModuleObj>().attrs[t->sym] = Value::boolean(Tensor::training);
+      return;
+    }
     raise("AttributeError",
           "'" + type_name(obj) + "' object attribute '" + sym_name(t->sym) + "' is read-only");
   }

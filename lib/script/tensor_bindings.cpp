@@ -131,6 +131,99 @@ template <Tensor (*F)(const Shape&, std::optional<DType>)> Value shaped(Interp&,
   return with_grad(F(argfix_all(a[0]), to_dtype(a[1])), a[2]);
 }
 
+std::optional<Tensor> opt_tensor(const Value& v, const char* what) {
+  if (v.is_none()) return std::nullopt;
+  return to_tensor(v, what);
+}
+// An int or a tuple/list of ints (kernel_size, stride, dilation, padding).
+IntOrTuple int_or_tuple(const Value& v) {
+  if (v.is_seq()) return IntOrTuple(std::vector<int64_t>(to_shape(v)));
+  return IntOrTuple(to_index(v));
+}
+std::optional<IntOrTuple> opt_int_or_tuple(const Value& v) {
+  if (v.is_none()) return std::nullopt;
+  return int_or_tuple(v);
+}
+
+// nn functional: tensor.py 0.9.1's linear .. sparse_categorical_crossentropy, pooling, convs.
+void register_nn_methods(Registry& r) {
+  auto m = [&](const char* name, const char* spec, NativeFn fn) {
+    r.method(VKind::Tensor, name, spec, fn, "Tensor");
+  };
+  m(
+      "linear", "self, weight, bias=None", +[](Interp&, Args& a) {
+        return T(self(a).linear(to_tensor(a[1], "weight"), opt_tensor(a[2], "bias")));
+      });
+  m(
+      "sequential", "self, ll", +[](Interp& in, Args& a) {
+        Value x = a[0];
+        for (const Value& f : in.iterate(a[1])) {
+          CallArgs args;
+          args.pos.push_back(x);
+          x = in.call(f, args);
+        }
+        return x;
+      });
+  m(
+      "layernorm", "self, axis=-1, eps=1e-05",
+      +[](Interp&, Args& a) { return T(self(a).layernorm(to_axis(a[1]), to_double(a[2], "eps"))); });
+  m(
+      "batchnorm", "self, weight, bias, mean, invstd, axis=1", +[](Interp&, Args& a) {
+        Shape axis = argfix_all(Value::tuple({a[5]}));
+        return T(self(a).batchnorm(opt_tensor(a[1], "weight"), opt_tensor(a[2], "bias"),
+                                   to_tensor(a[3], "mean"), to_tensor(a[4], "invstd"),
+                                   std::vector<int>(axis.begin(), axis.end())));
+      });
+  m(
+      "dropout", "self, p=0.5", +[](Interp&, Args& a) { return T(self(a).dropout(to_double(a[1], "p"))); });
+  m(
+      "one_hot", "self, num_classes", +[](Interp&, Args& a) { return T(self(a).one_hot(to_index(a[1]))); });
+  m(
+      "scaled_dot_product_attention", "self, key, value, attn_mask=None, dropout_p=0.0, is_causal=False",
+      +[](Interp&, Args& a) {
+        return T(self(a).scaled_dot_product_attention(to_tensor(a[1], "key"), to_tensor(a[2], "value"),
+                                                      opt_tensor(a[3], "attn_mask"),
+                                                      to_double(a[4], "dropout_p"), truthy(a[5])));
+      });
+  m(
+      "binary_crossentropy", "self, y",
+      +[](Interp&, Args& a) { return T(self(a).binary_crossentropy(to_tensor(a[1], "y"))); });
+  m(
+      "binary_crossentropy_logits", "self, y",
+      +[](Interp&, Args& a) { return T(self(a).binary_crossentropy_logits(to_tensor(a[1], "y"))); });
+  m(
+      "sparse_categorical_crossentropy", "self, Y, ignore_index=-1, label_smoothing=0.0",
+      +[](Interp&, Args& a) {
+        return T(self(a).sparse_categorical_crossentropy(to_tensor(a[1], "Y"), to_index(a[2]),
+                                                         to_double(a[3], "label_smoothing")));
+      });
+  m(
+      "avg_pool2d", "self, kernel_size=(2, 2), stride=None, dilation=1", +[](Interp&, Args& a) {
+        return T(self(a).avg_pool2d(int_or_tuple(a[1]), opt_int_or_tuple(a[2]), int_or_tuple(a[3])));
+      });
+  m(
+      "max_pool2d", "self, kernel_size=(2, 2), stride=None, dilation=1", +[](Interp&, Args& a) {
+        return T(self(a).max_pool2d(int_or_tuple(a[1]), opt_int_or_tuple(a[2]), int_or_tuple(a[3])));
+      });
+  m(
+      "conv2d", "self, weight, bias=None, groups=1, stride=1, dilation=1, padding=0, acc_dtype=None",
+      +[](Interp&, Args& a) {
+        return T(self(a).conv2d(to_tensor(a[1], "weight"), opt_tensor(a[2], "bias"), to_index(a[3]),
+                                int_or_tuple(a[4]), int_or_tuple(a[5]), int_or_tuple(a[6]), to_dtype(a[7])));
+      });
+  m(
+      "conv_transpose2d",
+      "self, weight, bias=None, groups=1, stride=1, dilation=1, padding=0, output_padding=0",
+      +[](Interp&, Args& a) {
+        return T(self(a).conv_transpose2d(to_tensor(a[1], "weight"), opt_tensor(a[2], "bias"), to_index(a[3]),
+                                          int_or_tuple(a[4]), int_or_tuple(a[5]), int_or_tuple(a[6]),
+                                          int_or_tuple(a[7])));
+      });
+  m(
+      "multinomial", "self, num_samples=1, replacement=False",
+      +[](Interp&, Args& a) { return T(self(a).multinomial(to_index(a[1]), truthy(a[2]))); });
+}
+
 void register_methods(Registry& r) {
   const VKind K = VKind::Tensor;
   auto m = [&](const char* name, const char* spec, NativeFn fn) { r.method(K, name, spec, fn, "Tensor"); };
@@ -412,6 +505,15 @@ void register_statics(Registry& r, ModuleObj& cls) {
         Tensor::manual_seed(to_index(a[0]));
         return Value();
       });
+  s(
+      "einsum", "formula, *raw_xs, acc_dtype=None", +[](Interp&, Args& a) {
+        if (a[0].kind != VKind::Str)
+          raise("AttributeError", "'" + type_name(a[0]) + "' object has no attribute 'replace'");
+        const auto& raw = a[1].items();
+        Value xs = raw.size() == 1 && raw[0].is_seq() ? raw[0] : a[1];
+        return T(Tensor::einsum(a[0].s(), tensors(xs), to_dtype(a[2])));
+      });
+  cls.attrs[intern("training")] = Value::boolean(Tensor::training);
   // Instance methods are reachable unbound too: Tensor.relu(x), Tensor.cat(a, b, dim=1).
   for (auto& [sym, b] : r.methods[int(VKind::Tensor)])
     cls.attrs[sym] =
@@ -491,6 +593,7 @@ void register_dtypes(Registry& r) {
 
 void register_tensor(Registry& r) {
   register_methods(r);
+  register_nn_methods(r);
   auto cls = std::make_shared<ModuleObj>();
   cls->name = "Tensor";
   register_statics(r, *cls);

@@ -39,6 +39,19 @@ struct Index {
   static Index of_tensor(const Tensor& t);
 };
 
+// An argument Python accepts as an int or a tuple of ints (kernel_size, stride, padding).
+struct IntOrTuple {
+  std::vector<int64_t> values;
+  bool is_int = true;
+  IntOrTuple(int64_t v) : values{v} {}
+  IntOrTuple(std::vector<int64_t> v) : values(std::move(v)), is_int(false) {}
+  IntOrTuple(std::initializer_list<int64_t> v) : values(v), is_int(false) {}
+  // helpers.make_pair: an int repeated cnt times, a tuple as it is
+  std::vector<int64_t> make_pair(size_t cnt) const {
+    return is_int ? std::vector<int64_t>(cnt, values[0]) : values;
+  }
+};
+
 // A Tensor or a Python scalar, as tinygrad's Union[Tensor, ConstType] arguments.
 struct Operand;
 
@@ -222,6 +235,41 @@ public:
   // --- autograd (issue: autograd and training) ---
   Tensor detach() const;
   Tensor& backward();
+
+  // --- nn functional (issue 3): tensor.py 0.9.1's linear .. sparse_categorical_crossentropy,
+  // pooling, convolutions, einsum and multinomial (tensor_nn.cpp) ---
+  static bool training; // Tensor.training: dropout is the identity unless set
+  Tensor linear(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt) const;
+  Tensor layernorm(const AxisArg& axis = std::vector<int>{-1}, double eps = 1e-5) const;
+  Tensor batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean,
+                   const Tensor& invstd, const std::vector<int>& axis = {1}) const;
+  Tensor dropout(double p = 0.5) const;
+  Tensor one_hot(int64_t num_classes) const;
+  Tensor scaled_dot_product_attention(const Tensor& key, const Tensor& value,
+                                      const std::optional<Tensor>& attn_mask = std::nullopt,
+                                      double dropout_p = 0.0, bool is_causal = false) const;
+  Tensor binary_crossentropy(const Tensor& y) const;
+  Tensor binary_crossentropy_logits(const Tensor& y) const;
+  Tensor sparse_categorical_crossentropy(const Tensor& Y, int64_t ignore_index = -1,
+                                         double label_smoothing = 0.0) const;
+  Tensor avg_pool2d(const IntOrTuple& kernel_size = IntOrTuple({2, 2}),
+                    const std::optional<IntOrTuple>& stride = std::nullopt,
+                    const IntOrTuple& dilation = IntOrTuple(1)) const;
+  Tensor max_pool2d(const IntOrTuple& kernel_size = IntOrTuple({2, 2}),
+                    const std::optional<IntOrTuple>& stride = std::nullopt,
+                    const IntOrTuple& dilation = IntOrTuple(1)) const;
+  Tensor conv2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt, int64_t groups = 1,
+                const IntOrTuple& stride = IntOrTuple(1), const IntOrTuple& dilation = IntOrTuple(1),
+                const IntOrTuple& padding = IntOrTuple(0),
+                std::optional<DType> acc_dtype = std::nullopt) const;
+  Tensor conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt,
+                          int64_t groups = 1, const IntOrTuple& stride = IntOrTuple(1),
+                          const IntOrTuple& dilation = IntOrTuple(1),
+                          const IntOrTuple& padding = IntOrTuple(0),
+                          const IntOrTuple& output_padding = IntOrTuple(0)) const;
+  static Tensor einsum(const std::string& formula, const std::vector<Tensor>& xs,
+                       std::optional<DType> acc_dtype = std::nullopt);
+  Tensor multinomial(int64_t num_samples = 1, bool replacement = false) const;
 
   // Internals shared with function.cpp: apply a Function and record the autograd context.
   struct Impl;
