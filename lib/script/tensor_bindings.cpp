@@ -140,6 +140,8 @@ IntOrTuple int_or_tuple(const Value& v) {
   if (v.is_seq()) return IntOrTuple(std::vector<int64_t>(to_shape(v)));
   return IntOrTuple(to_index(v));
 }
+// kernel_size=(2, 2): ParamSpec defaults cannot be tuples, so None stands for the default.
+IntOrTuple kernel_size(const Value& v) { return v.is_none() ? IntOrTuple({2, 2}) : int_or_tuple(v); }
 std::optional<IntOrTuple> opt_int_or_tuple(const Value& v) {
   if (v.is_none()) return std::nullopt;
   return int_or_tuple(v);
@@ -198,12 +200,12 @@ void register_nn_methods(Registry& r) {
                                                          to_double(a[3], "label_smoothing")));
       });
   m(
-      "avg_pool2d", "self, kernel_size=(2, 2), stride=None, dilation=1", +[](Interp&, Args& a) {
-        return T(self(a).avg_pool2d(int_or_tuple(a[1]), opt_int_or_tuple(a[2]), int_or_tuple(a[3])));
+      "avg_pool2d", "self, kernel_size=None, stride=None, dilation=1", +[](Interp&, Args& a) {
+        return T(self(a).avg_pool2d(kernel_size(a[1]), opt_int_or_tuple(a[2]), int_or_tuple(a[3])));
       });
   m(
-      "max_pool2d", "self, kernel_size=(2, 2), stride=None, dilation=1", +[](Interp&, Args& a) {
-        return T(self(a).max_pool2d(int_or_tuple(a[1]), opt_int_or_tuple(a[2]), int_or_tuple(a[3])));
+      "max_pool2d", "self, kernel_size=None, stride=None, dilation=1", +[](Interp&, Args& a) {
+        return T(self(a).max_pool2d(kernel_size(a[1]), opt_int_or_tuple(a[2]), int_or_tuple(a[3])));
       });
   m(
       "conv2d", "self, weight, bias=None, groups=1, stride=1, dilation=1, padding=0, acc_dtype=None",
