@@ -40,15 +40,19 @@ public:
     if (auto it = seen_.find(op.get()); it != seen_.end()) return it->second;
     std::vector<LazyOpPtr> src;
     for (const LazyOpPtr& s : op->src) src.push_back(intern(s));
-    for (const LazyOpPtr& c : canon_)
-      if (c->op == op->op && c->src == src && c->arg == op->arg) return seen_[op.get()] = c;
+    // candidates share the op and the (already interned) sources; only their args differ
+    std::vector<const LazyOp*> key_src;
+    for (const LazyOpPtr& s : src) key_src.push_back(s.get());
+    std::vector<LazyOpPtr>& same = canon_[{op->op, std::move(key_src)}];
+    for (const LazyOpPtr& c : same)
+      if (c->arg == op->arg) return seen_[op.get()] = c;
     LazyOpPtr made = LazyOp::make(op->op, std::move(src), op->arg);
-    canon_.push_back(made);
+    same.push_back(made);
     return seen_[op.get()] = made;
   }
 
 private:
-  std::vector<LazyOpPtr> canon_;
+  std::map<std::pair<Op, std::vector<const LazyOp*>>, std::vector<LazyOpPtr>> canon_;
   std::map<const LazyOp*, LazyOpPtr> seen_;
 };
 

@@ -295,6 +295,8 @@ private:
     load_cache_.clear();
   }
 
+  // `cache` holds each LazyOp's values once: the AST is a DAG whose shared subexpressions
+  // (threefry reuses every round's values) would otherwise be walked as a tree.
   std::vector<const UOp*> ast_parse(const LazyOp* x, const Accs& accs, const std::vector<int>* offs,
                                     std::vector<const UOp*>* reduce_acc,
                                     std::map<const LazyOp*, std::vector<const UOp*>>& cache) {
@@ -304,6 +306,7 @@ private:
       std::vector<const UOp*> out;
       for (const UOp* u : ast_parse(x->src[0].get(), accs, offs, nullptr, cache))
         out.push_back(g_.make(x->op == Op::CAST ? UOps::CAST : UOps::BITCAST, std::get<DType>(x->arg), {u}));
+      cache[x] = out;
       return out;
     }
     if (is_reduce(x->op) && !reduce_acc) {

@@ -472,3 +472,63 @@ TEST(Codegen, kernel_reading_and_writing_the_same_buffer) {
   auto out = run_program(p, {{"x", host(F32, {5}, iota_values<float>(5))}});
   EXPECT_EQ(values_of<float>(out.at("y")), (std::vector<float>{1, 2, 3, 4, 5}));
 }
+
+namespace {
+// 40 rounds of a = a + b; b = b * a over two uint32 loads: a DAG of ~80 ALU nodes whose
+// every value is used twice, so any pass that walks it as a tree (or a renderer that inlines
+// shared values) does ~2^40 work. uint32 wraps, so the values are defined.
+constexpr int kDeepRounds = 40;
+LazyOpPtr deep_shared_dag(const ShapeTracker& st, DType dt) {
+  LazyOpPtr a = load(1, dt, st), b = load(2, dt, st);
+  for (int i = 0; i < kDeepRounds; i++) {
+    a = alu(Op::ADD, {a, b});
+    b = alu(Op::MUL, {b, a});
+  }
+  return alu(Op::ADD, {a, b});
+}
+uint32_t deep_shared_value(uint32_t a, uint32_t b) {
+  for (int i = 0; i < kDeepRounds; i++) {
+    a = a + b;
+    b = b * a;
+  }
+  return a + b;
+}
+} // namespace
+
+TEST(Codegen, deep_dag_with_shared_subexpressions_lowers_in_linear_time) {
+  constexpr DType U32 = DType::UInt32;
+  auto st = st_of({4, 8});
+  auto ast = store(0, U32, st, deep_shared_dag(st, U32));
+  for (bool optimize : {false, true}) {
+    LoweredKernel lk = lower_kernel({ast}, "CLANG", CodegenOptions{optimize});
+    // each shared value is a variable: the source grows with the number of nodes (x4 upcast)
+    EXPECT_LT(lk.src.size(), 40000u) << lk.src;
+    EXPECT_NE(lk.src.find("unsigned int alu"), std::string::npos) << lk.src;
+  }
+  auto s = make_schedule({{"out", U32, {4, 8}, BufferRole::Output},
+                          {"a", U32, {4, 8}, BufferRole::Input},
+                          {"b", U32, {4, 8}, BufferRole::Input}},
+                         {{{ast}, {0, 1, 2}}});
+  auto a = iota_values<uint32_t>(32, 1u, 3u), b = iota_values<uint32_t>(32, 7u, 5u);
+  auto v = values_of<uint32_t>(run(s, {{"a", host(U32, {4, 8}, a)}, {"b", host(U32, {4, 8}, b)}}).at("out"));
+  ASSERT_EQ(v.size(), 32u);
+  for (size_t i = 0; i < 32; i++) EXPECT_EQ(v[i], deep_shared_value(a[i], b[i])) << i;
+}
+
+TEST(Codegen, deep_shared_dag_inside_a_reduce_lowers_in_linear_time) {
+  constexpr DType U32 = DType::UInt32;
+  auto st = st_of({4, 8});
+  auto ast = store(0, U32, st_of({4, 1}), reduce(Op::SUM, deep_shared_dag(st, U32), {1}));
+  auto s = make_schedule({{"out", U32, {4, 1}, BufferRole::Output},
+                          {"a", U32, {4, 8}, BufferRole::Input},
+                          {"b", U32, {4, 8}, BufferRole::Input}},
+                         {{{ast}, {0, 1, 2}}});
+  auto a = iota_values<uint32_t>(32, 2u, 1u), b = iota_values<uint32_t>(32, 5u, 11u);
+  auto v = values_of<uint32_t>(run(s, {{"a", host(U32, {4, 8}, a)}, {"b", host(U32, {4, 8}, b)}}).at("out"));
+  ASSERT_EQ(v.size(), 4u);
+  for (size_t i = 0; i < 4; i++) {
+    uint32_t want = 0;
+    for (size_t j = 0; j < 8; j++) want += deep_shared_value(a[i * 8 + j], b[i * 8 + j]);
+    EXPECT_EQ(v[i], want) << i;
+  }
+}
