@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
     }
     for (const auto& o : program.outputs) {
       const tg::HostBuffer& b = outputs.at(o.name);
-      std::cout << o.name << ": shape=" << tg::format_shape(b.shape) << " dtype=" << tg::py_name(b.dtype) << "\n"
+      std::cout << o.name << ": shape=" << tg::shape_repr(b.shape) << " dtype=" << tg::py_name(b.dtype) << "\n"
                 << tg::format_array(b) << "\n";
     }
     return 0;

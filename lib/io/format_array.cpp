@@ -296,16 +296,6 @@ void extend_line(std::string& s, std::string& line, const std::string& word, siz
 
 } // namespace
 
-std::string format_shape(const Shape& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1) s += ",";
-  return s + ")";
-}
-
 std::string format_array(const HostBuffer& b) {
   int64_t n = 1;
   for (int64_t d : b.shape) n *= d;

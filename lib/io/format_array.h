@@ -8,6 +8,5 @@
 namespace tg {
 
 std::string format_array(const HostBuffer& buffer);
-std::string format_shape(const Shape& shape); // Python tuple: "(4,)", "(2, 3)", "()"
 
 } // namespace tg

@@ -220,12 +220,6 @@ std::vector<uint8_t> fortran_to_c(const uint8_t* src, const Shape& shape, int it
   return out;
 }
 
-std::string shape_repr(const Shape& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
 } // namespace
 
 HostBuffer read_npy_bytes(std::string_view bytes, std::string_view name) {

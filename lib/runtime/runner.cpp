@@ -15,12 +15,6 @@ namespace tg {
 
 namespace {
 
-std::string shape_str(const Shape& s) {
-  std::string out = "(";
-  for (size_t i = 0; i < s.size(); i++) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + (s.size() == 1 ? ",)" : ")");
-}
-
 struct AlignedFree {
   void operator()(uint8_t* p) const { std::free(p); }
 };
@@ -95,7 +89,7 @@ std::map<std::string, HostBuffer> run_program(const Program& p,
     const HostBuffer& hb = it->second;
     if (hb.shape != nb.shape)
       fail("ValueError",
-           "input '" + nb.name + "': expected shape " + shape_str(nb.shape) + ", got " + shape_str(hb.shape));
+           "input '" + nb.name + "': expected shape " + shape_repr(nb.shape) + ", got " + shape_repr(hb.shape));
     if (hb.dtype != nb.dtype)
       fail("ValueError", "input '" + nb.name + "': expected dtype " + std::string(py_name(nb.dtype)) +
                              ", got " + std::string(py_name(hb.dtype)));

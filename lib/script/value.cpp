@@ -172,12 +172,6 @@ static std::string quote(const std::string& s, bool bytes) {
   return out + q;
 }
 
-static std::string shape_repr(const Shape& s) {
-  std::string r = "(";
-  for (size_t k = 0; k < s.size(); ++k) r += (k ? ", " : "") + std::to_string(s[k]);
-  return r + (s.size() == 1 ? ",)" : ")");
-}
-
 std::string repr(const Value& v) {
   switch (v.kind) {
   case VKind::None:

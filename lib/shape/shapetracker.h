@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,8 @@ using Shape = std::vector<int64_t>;
 using Mask = std::vector<std::pair<int64_t, int64_t>>; // per dim [begin, end)
 
 int64_t prod(const Shape& s);
+// Python's repr of a tuple of ints, as tinygrad's messages print shapes: (), (4,), (2, 3).
+std::string shape_repr(const Shape& s);
 Shape strides_for_shape(const Shape& shape);
 Shape canonicalize_strides(const Shape& shape, const Shape& strides);
 

@@ -16,12 +16,7 @@ int64_t floordiv_int(int64_t a, int64_t b) {
   return q;
 }
 
-// Python's repr of a tuple of ints: (), (4,), (2, 3)
-std::string tuple_str(const std::vector<int64_t>& xs) {
-  std::string out = "(";
-  for (size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + std::to_string(xs[i]);
-  return out + (xs.size() == 1 ? ",)" : ")");
-}
+std::string tuple_str(const std::vector<int64_t>& xs) { return shape_repr(xs); }
 std::string pairs_str(const std::vector<std::pair<int64_t, int64_t>>& xs) {
   std::string out = "(";
   for (size_t i = 0; i < xs.size(); ++i)
@@ -487,6 +482,12 @@ std::optional<View> View::reshape(const Shape& new_shape) const {
   if (new_mask)
     for (size_t i = 0; i < new_shape.size(); ++i) extra_offset -= (*new_mask)[i].first * new_strides[i];
   return View::create(new_shape, new_strides, offset + extra_offset, new_mask);
+}
+
+std::string shape_repr(const Shape& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
 }
 
 } // namespace tg

@@ -179,9 +179,9 @@ HostBuffer uints(DType dt, Shape shape, const std::vector<uint64_t>& v) {
 } // namespace
 
 TEST(FormatShape, Tuples) {
-  EXPECT_EQ(format_shape({}), "()");
-  EXPECT_EQ(format_shape({4}), "(4,)");
-  EXPECT_EQ(format_shape({2, 3}), "(2, 3)");
+  EXPECT_EQ(shape_repr({}), "()");
+  EXPECT_EQ(shape_repr({4}), "(4,)");
+  EXPECT_EQ(shape_repr({2, 3}), "(2, 3)");
 }
 
 '''
