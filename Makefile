@@ -12,7 +12,7 @@
 BUILD   ?= build
 JOBS    ?= 2
 BIN     := $(BUILD)/bin
-PYTHON  ?= .venv/bin/python
+TG_PYTHON  ?= .venv/bin/python
 DEVICE  ?= CLANG
 SHELL   := /bin/bash
 
@@ -32,13 +32,13 @@ demo: build
 	  | $(BIN)/tg-codegen --device $(DEVICE) | $(BIN)/tg-run --in x=examples/demo_x.npy
 
 test: build
-	@BUILD=$(BUILD) PYTHON=$(PYTHON) bash scripts/test.sh all
+	@BUILD=$(BUILD) TG_PYTHON=$(TG_PYTHON) bash scripts/test.sh all
 
 unit cli diff: build
-	@BUILD=$(BUILD) PYTHON=$(PYTHON) bash scripts/test.sh $@
+	@BUILD=$(BUILD) TG_PYTHON=$(TG_PYTHON) bash scripts/test.sh $@
 
 bench: build
-	$(PYTHON) scripts/bench.py --bin $(BUILD)/bin
+	$(TG_PYTHON) scripts/bench.py --bin $(BUILD)/bin
 
 format:
 	@find lib cmd tests/unit \( -name '*.h' -o -name '*.cpp' \) -print0 2>/dev/null | xargs -0 -r clang-format -i

@@ -4,13 +4,13 @@
 # an earlier one failed; the last line is `N passed, N failed` over all of them, and the
 # exit status is 1 when any test failed or a layer could not run.
 #   bash scripts/test.sh [all|unit|cli|diff]
-# Environment: BUILD (default build), PYTHON (default .venv/bin/python), DIFF_JOBS (2).
+# Environment: BUILD (default build), TG_PYTHON (default .venv/bin/python), DIFF_JOBS (2).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 1
 BUILD="${BUILD:-build}"
-PYTHON="${PYTHON:-.venv/bin/python}"
+TG_PYTHON="${TG_PYTHON:-.venv/bin/python}"
 LOGS="$BUILD/test-logs"
 mkdir -p "$LOGS"
 TG_BIN="$(cd "$BUILD" && pwd)/bin" # the Bats helpers put this first on PATH
@@ -67,12 +67,12 @@ run_cli() {
 
 run_diff() {
   local log="$LOGS/diff.log"
-  echo "== diff: $PYTHON tests/diff/run.py -j${DIFF_JOBS:-2}"
-  if [[ ! -x $PYTHON ]]; then
-    echo "diff: $PYTHON is missing (run scripts/setup.sh)"; count diff 0 1 "no venv"; broken=1
+  echo "== diff: $TG_PYTHON tests/diff/run.py -j${DIFF_JOBS:-2}"
+  if [[ ! -x $TG_PYTHON ]]; then
+    echo "diff: $TG_PYTHON is missing (run scripts/setup.sh)"; count diff 0 1 "no venv"; broken=1
     return
   fi
-  "$PYTHON" tests/diff/run.py -j"${DIFF_JOBS:-2}" --bin "$BUILD/bin" 2>&1 | tee "$log"
+  "$TG_PYTHON" tests/diff/run.py -j"${DIFF_JOBS:-2}" --bin "$BUILD/bin" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   local line passed failed
   line=$(grep -E '^diff: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)

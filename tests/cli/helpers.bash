@@ -3,13 +3,14 @@
 ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 TG_BIN="${TG_BIN:-$ROOT/build/bin}"
 export PATH="$TG_BIN:$PATH"
-PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
+PYTHON="${TG_PYTHON:-.venv/bin/python}"
+[[ $PYTHON == /* ]] || PYTHON="$ROOT/$PYTHON" # make passes it relative to the top
 
 # Each tool call gets a time limit (TG_CMD_TIMEOUT seconds, default 60), so that a hung
 # tool fails its test instead of hanging the suite: the tools are functions that run the
 # binaries under timeout(1), exported so that `bash -c` pipelines use them too.
 export TG_CMD_TIMEOUT="${TG_CMD_TIMEOUT:-60}"
-for tool in tg-trace tg-schedule tg-codegen tg-run; do
+for tool in tg-trace tg-grad tg-schedule tg-codegen tg-run; do
   eval "$tool() { timeout -k 5 \"\$TG_CMD_TIMEOUT\" \"$TG_BIN/$tool\" \"\$@\"; }"
   export -f "$tool"
 done

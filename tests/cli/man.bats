@@ -18,6 +18,7 @@ check_man() { # tool
 @test "man page tg-schedule.1 documents every flag of tg-schedule --help" { check_man tg-schedule; }
 @test "man page tg-codegen.1 documents every flag of tg-codegen --help" { check_man tg-codegen; }
 @test "man page tg-run.1 documents every flag of tg-run --help" { check_man tg-run; }
+@test "man page tg-grad.1 documents every flag of tg-grad --help" { check_man tg-grad; }
 
 @test "man pages render without groff warnings" {
   command -v groff >/dev/null || skip "needs groff"

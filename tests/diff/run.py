@@ -17,6 +17,11 @@ snippet says `# tol: atol=.. rtol=..`; float16 defaults to 1e-3/1e-3; ints and b
 exactly), or for a snippet that raises, the exception type, message and line that tg-trace
 prints as `tg-trace: FILE:LINE: Type: message`.
 
+A snippet with a header `# tg-grad: --wrt x[,y] [--loss NAME]` is piped through tg-grad with
+those flags after tg-trace; the oracle makes those inputs with requires_grad=True, calls
+backward() on the variable NAME (else the last expression) and records each input's .grad as
+the output grad_NAME.
+
 Snippets whose name starts with `error_` must raise in tinygrad; all others must not.
 Prints one line per failing snippet, then `diff: N passed, N failed`. Exit status 1 when
 anything failed. See docs/testing.md.
@@ -45,7 +50,11 @@ DEFAULT_TOL = {"float16": (1e-3, 1e-3)}  # dtype name -> (atol, rtol); others be
 FLOAT_TOL = (1e-6, 1e-5)
 PIPELINE_TIMEOUT_S = float(os.environ.get("TG_DIFF_TIMEOUT", "120"))  # per snippet, all four stages
 
-# tinygrad reads these when it is imported.
+# tinygrad reads these when it is imported. Its device switches are plain environment names
+# (PYTHON, GPU, LLVM, ...) that build tools also use for other things (make's PYTHON=path), so
+# every one but CLANG is dropped: the oracle always runs tinygrad's CLANG device.
+for _dev in ("PYTHON", "GPU", "LLVM", "CUDA", "NV", "AMD", "METAL", "HSA", "QCOM", "DISK", "NPY"):
+    os.environ.pop(_dev, None)
 os.environ["THREEFRY"] = "1"
 os.environ["CLANG"] = "1"
 
@@ -65,6 +74,22 @@ class Snippet:
     work: Path
     tol: tuple | None
     expect_error: bool
+    grad_args: list | None = None  # `# tg-grad: FLAGS`: piped through tg-grad with FLAGS
+
+
+def parse_grad_args(text: str):
+    m = re.search(r"^#\s*tg-grad:\s*(.*)$", text, re.M)
+    return m.group(1).split() if m else None
+
+
+def grad_flag(args: list, flag: str):
+    """The value of --FLAG V or --FLAG=V in a `# tg-grad:` header, or None."""
+    for k, a in enumerate(args):
+        if a == flag and k + 1 < len(args):
+            return args[k + 1]
+        if a.startswith(flag + "="):
+            return a[len(flag) + 1:]
+    return None
 
 
 def parse_tol(text: str):
@@ -128,6 +153,7 @@ def run_oracle(snip: Snippet) -> OracleResult:
 
     res = OracleResult()
     last = []
+    made = {}  # input name -> its Tensor
 
     def to_numpy(t, what):
         if not isinstance(t, Tensor):
@@ -138,7 +164,9 @@ def run_oracle(snip: Snippet) -> OracleResult:
         data = make_input_data(np, name, shape, dtype)
         np.save(snip.work / f"{name}.npy", data)
         res.inputs.append(name)
-        return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+        wrt = (grad_flag(snip.grad_args, "--wrt") or "").split(",") if snip.grad_args is not None else []
+        t = made[name] = Tensor(data, dtype=dtype, requires_grad=True if name in wrt else requires_grad)
+        return t
 
     def output(name, t):
         res.outputs[name] = to_numpy(t, f"output {name!r}")
@@ -172,6 +200,28 @@ def run_oracle(snip: Snippet) -> OracleResult:
                 line = frame.lineno
         res.error = (type(e).__name__, str(e), line)
         res.outputs = {}
+        return res
+    if snip.grad_args is not None and not res.error:
+        # what tg-grad adds: d loss / d NAME from tinygrad's backward(), as grad_NAME
+        try:
+            loss_name = grad_flag(snip.grad_args, "--loss")
+            wrt = (grad_flag(snip.grad_args, "--wrt") or "").split(",")
+            loss = env[loss_name] if loss_name else last[0]
+            tensors = {}
+            for name in wrt:
+                t = made.get(name)
+                if t is None:
+                    raise _Harness(f"tg-grad: no input {name!r} in the snippet")
+                tensors[name] = t
+            loss.backward()
+            for name, t in tensors.items():
+                if t.grad is None:
+                    raise _Harness(f"tg-grad: input {name!r} has no gradient in tinygrad")
+                res.outputs[f"grad_{name}"] = t.grad.numpy()
+        except _Harness as e:
+            res.harness_error = str(e)
+        except Exception as e:
+            res.harness_error = f"backward() in tinygrad: {type(e).__name__}: {e}"
     return res
 
 
@@ -194,6 +244,7 @@ def run_pipeline(snip: Snippet, oracle: OracleResult, bindir: Path):
         ins += ["--in", f"{name}={snip.work / (name + '.npy')}"]
     stages = [
         ("tg-trace", [str(bindir / "tg-trace"), str(snip.path.relative_to(ROOT))]),
+        *([("tg-grad", [str(bindir / "tg-grad"), *snip.grad_args])] if snip.grad_args is not None else []),
         ("tg-schedule", [str(bindir / "tg-schedule")]),
         ("tg-codegen", [str(bindir / "tg-codegen"), "--device", "CLANG"]),
         ("tg-run", [str(bindir / "tg-run"), *ins, "--out-dir", str(out)]),
@@ -319,7 +370,8 @@ def main(argv=None) -> int:
         work = args.work / p.stem
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
-        snippets.append(Snippet(p.stem, p, work, parse_tol(p.read_text()), p.stem.startswith("error_")))
+        text = p.read_text()
+        snippets.append(Snippet(p.stem, p, work, parse_tol(text), p.stem.startswith("error_"), parse_grad_args(text)))
 
     failures: dict[str, str] = {}
     oracle: dict[str, OracleResult] = {}

@@ -1,0 +1,23 @@
+// tg-grad: graph artifact -> the same graph with outputs grad_NAME = d loss / d NAME.
+#include "grad/grad.h"
+#include "io/artifact.h"
+#include "io/tool.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Add gradients to a graph (from tg-trace): outputs grad_NAME = d loss / d NAME."};
+  tg::ArtifactOptions opts;
+  std::vector<std::string> wrt;
+  std::string loss;
+  app.add_option("--wrt", wrt, "inputs to differentiate with respect to (NAME[,NAME...])")
+      ->required()
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("--loss", loss, "the scalar output to differentiate (default: the only output)");
+  tg::add_artifact_options(app, opts, "graph artifact (default: stdin)");
+  return tg::run_tool("tg-grad", app, argc, argv, [&] {
+    tg::Graph graph = tg::read_graph(tg::read_input(opts.input));
+    tg::write_output(tg::write_graph(tg::gradient_graph(graph, wrt, loss), opts.json), opts.output,
+                     !opts.json);
+    return 0;
+  });
+}

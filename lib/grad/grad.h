@@ -1,0 +1,20 @@
+// grad layer: reverse-mode autodiff over a graph artifact (tg-grad). The gradient rules are
+// tinygrad 0.9.1's function.py restated per lazy op: unary/binary/ternary ALU ops, SUM and
+// REDUCE_MAX (ties share the gradient evenly, as Max does), CAST, CONTIGUOUS, and VIEW, whose
+// adjoint is a scatter-add through its ShapeTracker (reshape/permute/expand directly, any
+// other view through its index map).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lazy/lazy.h"
+
+namespace tg {
+
+// `graph` plus one output grad_NAME = d loss / d NAME for each name in `wrt` (graph inputs).
+// loss: the output of that name, or the only output when empty. Throws tg::Error for an unknown
+// name, a non-scalar loss, a non-float input, or an input that does not reach the loss.
+Graph gradient_graph(const Graph& graph, const std::vector<std::string>& wrt, const std::string& loss = "");
+
+} // namespace tg

@@ -1,0 +1,70 @@
+#include <gtest/gtest.h>
+
+#include "grad/grad.h"
+#include "lazy/lazybuffer.h"
+#include "tensor/tensor.h"
+#include "util/error.h"
+
+using namespace tg;
+
+namespace {
+
+Graph graph_of(const std::vector<std::pair<std::string, Tensor>>& outs, const std::vector<Tensor>& ins) {
+  std::vector<std::pair<std::string, LazyBuffer>> o;
+  for (auto& [name, t] : outs) o.push_back({name, t.lazydata()});
+  std::vector<GraphInput> i;
+  for (const Tensor& t : ins) i.push_back({t.lazydata().node().name, t.lazydata().id(), false});
+  return extract_graph(o, i);
+}
+
+const GraphOutput& output_named(const Graph& g, const std::string& name) {
+  for (const GraphOutput& o : g.outputs)
+    if (o.name == name) return o;
+  throw std::runtime_error("no output " + name);
+}
+
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.kind() + ": " + e.what();
+  }
+  return "";
+}
+
+} // namespace
+
+TEST(Grad, adds_one_output_per_input_with_the_input_shape) {
+  Tensor x = Tensor::placeholder("gx1", {3, 4}), w = Tensor::placeholder("gw1", {4, 2});
+  Graph g = gradient_graph(graph_of({{"loss", x.matmul(w).sum()}}, {x, w}), {"gx1", "gw1"});
+  ASSERT_EQ(g.outputs.size(), 3u);
+  EXPECT_EQ(g.nodes[output_named(g, "grad_gx1").node].shape, (Shape{3, 4}));
+  EXPECT_EQ(g.nodes[output_named(g, "grad_gw1").node].shape, (Shape{4, 2}));
+}
+
+TEST(Grad, marks_the_differentiated_inputs_as_requiring_grad) {
+  Tensor x = Tensor::placeholder("gx2", {3}), y = Tensor::placeholder("gy2", {3});
+  Graph g = gradient_graph(graph_of({{"loss", x.mul(y).sum()}}, {x, y}), {"gx2"});
+  EXPECT_TRUE(g.inputs[0].requires_grad);
+  EXPECT_FALSE(g.inputs[1].requires_grad);
+}
+
+TEST(Grad, non_scalar_loss_is_tinygrads_assertion) {
+  Tensor x = Tensor::placeholder("gx3", {3, 4});
+  Graph g = graph_of({{"y", x.mul(2.0)}}, {x});
+  EXPECT_EQ(error_of([&] { gradient_graph(g, {"gx3"}); }),
+            "AssertionError: backward can only be called for scalar tensors, but it has shape (3, 4))");
+}
+
+TEST(Grad, input_that_does_not_reach_the_loss_is_an_error) {
+  Tensor x = Tensor::placeholder("gx4", {3}), y = Tensor::placeholder("gy4", {2});
+  Graph g = graph_of({{"loss", x.sum()}}, {x, y});
+  EXPECT_EQ(error_of([&] { gradient_graph(g, {"gy4"}); }), "ValueError: input 'gy4' does not reach the loss");
+}
+
+TEST(Grad, unknown_names_are_errors) {
+  Tensor x = Tensor::placeholder("gx5", {3});
+  Graph g = graph_of({{"loss", x.sum()}}, {x});
+  EXPECT_EQ(error_of([&] { gradient_graph(g, {"nope"}); }), "ValueError: no input named 'nope'");
+  EXPECT_EQ(error_of([&] { gradient_graph(g, {"gx5"}, "nope"); }), "ValueError: no output named 'nope'");
+}
