@@ -55,7 +55,7 @@ else
     python3 -m venv "$VENV"
   fi
   say "installing numpy and tinygrad==0.9.1 into .venv"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy tinygrad==0.9.1
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy tinygrad==0.9.1 safetensors
   venv_ok || { say "the test venv is still not usable (import numpy, tinygrad failed)" >&2; exit 1; }
   say "test venv .venv: ready"
 fi

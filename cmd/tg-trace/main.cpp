@@ -10,12 +10,24 @@ int main(int argc, char** argv) {
   std::string code;
   tg::add_artifact_options(app, opts, "script file (default: stdin)");
   app.add_option("-e,--expr", code, "script text to run instead of a file");
+  std::vector<std::string> args;
+  app.add_option("--arg", args, "NAME=VALUE, readable in the script as args[\"NAME\"] (a str); repeatable")
+      ->allow_extra_args(false)
+      ->check([](const std::string& a) -> std::string {
+        size_t eq = a.find('=');
+        return eq == std::string::npos || eq == 0 ? "expected NAME=VALUE, got '" + a + "'" : "";
+      });
   return tg::run_tool("tg-trace", app, argc, argv, [&] {
+    tg::ScriptOptions so;
+    for (const std::string& a : args) {
+      size_t eq = a.find('=');
+      so.args.emplace_back(a.substr(0, eq), a.substr(eq + 1));
+    }
     std::string name = !code.empty() ? "<expr>" : opts.input.empty() || opts.input == "-" ? "<stdin>" : opts.input;
     std::string source = !code.empty() ? code : tg::read_input(opts.input);
     tg::Graph graph;
     try {
-      graph = tg::trace_script(source, name);
+      graph = tg::trace_script(source, name, so);
     } catch (const tg::ScriptError& e) {
       throw tg::Error(e.kind(), e.what());
     }

@@ -23,6 +23,7 @@ enum class NK : uint8_t {
   Compare, // kids[0] ops[0] kids[1] ops[1] kids[2] ...
   IfExp,   // kids: body, test, orelse
   ListExpr,
+  DictExpr, // kids: key0, value0, key1, value1, ...
   TupleExpr,
   SliceExpr, // kids: start, stop, step (nullptr = omitted)
   Lambda,

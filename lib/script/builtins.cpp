@@ -5,6 +5,7 @@
 #include <numeric>
 #include <ostream>
 
+#include "script/dict.h"
 #include "script/interp.h"
 
 namespace tg::script {
@@ -24,6 +25,8 @@ Value len_of(Interp& in, const Value& v) {
     return Value::integer(v.as<RangeObj>().size());
   case VKind::Tensor:
     return Value::integer(v.t().len());
+  case VKind::Dict:
+    return Value::integer(int64_t(v.as<DictObj>().items.size()));
   default:
     (void)in;
     raise("TypeError", "object of type '" + type_name(v) + "' has no len()");

@@ -1,5 +1,6 @@
 // The statement and call machinery of the evaluator; operators live in operators.cpp.
 #include "script/interp.h"
+#include "script/dict.h"
 
 #include <new>
 
@@ -131,6 +132,7 @@ const Registry& registry() {
     auto* reg = new Registry();
     register_builtins(*reg);
     register_tensor(*reg);
+    register_state(*reg); // last: it adds nn.state to an `nn` module registered before it
     return reg;
   }();
   return *r;
@@ -331,6 +333,10 @@ void Interp::assign(const Node* t, const Value& v) {
       items[i] = v;
       return;
     }
+    if (obj.kind == VKind::Dict) {
+      obj.as<DictObj>().set(dict_key(idx), v);
+      return;
+    }
     if (obj.kind == VKind::Tensor)
       raise("NotImplementedError", "assigning into a Tensor (__setitem__) is not supported in .tg scripts");
     raise("TypeError", "'" + type_name(obj) + "' object does not support item assignment");
@@ -347,6 +353,10 @@ void Interp::assign(const Node* t, const Value& v) {
     if (obj.kind == VKind::Module && obj.as<ModuleObj>().name == "Tensor" && sym_name(t->sym) == "training") {
       Tensor::training = truthy(v); // Tensor.training = True: read by dropout
       obj.as<ModuleObj>().attrs[t->sym] = Value::boolean(Tensor::training);
+      return;
+    }
+    if (obj.kind == VKind::Module && obj.as<ModuleObj>().instance) {
+      obj.as<ModuleObj>().attrs[t->sym] = v;
       return;
     }
     raise("AttributeError",
@@ -389,6 +399,8 @@ void Interp::aug_assign(const Node* s) {
   }
   if (t->kind == NK::Name) {
     store(t->ref, result);
+  } else if (t->kind == NK::Subscript && obj.kind == VKind::Dict) {
+    obj.as<DictObj>().set(dict_key(idx), result);
   } else if (t->kind == NK::Subscript) {
     if (obj.kind != VKind::List)
       raise("TypeError", "'" + type_name(obj) + "' object does not support item assignment");
@@ -398,6 +410,10 @@ void Interp::aug_assign(const Node* s) {
     if (i < 0) i += n;
     items.at(size_t(i)) = result;
   } else {
+    if (obj.kind == VKind::Module && obj.as<ModuleObj>().instance) {
+      obj.as<ModuleObj>().attrs[t->sym] = result;
+      return;
+    }
     raise("AttributeError",
           "'" + type_name(obj) + "' object attribute '" + sym_name(t->sym) + "' is read-only");
   }
@@ -473,6 +489,8 @@ Value Interp::call(const Value& f, CallArgs& args) {
   }
   case VKind::Module: {
     auto& m = f.as<ModuleObj>();
+    if (m.call_self) return m.call_self(*this, f, args);
+    if (m.instance) raise("TypeError", "'" + m.name + "' object is not callable");
     if (m.ctor) {
       std::vector<Value> bound;
       bind_arguments(m.ctor->qualname, m.ctor->spec, args, bound);
@@ -630,6 +648,14 @@ Value Interp::eval(const Node* n) {
   }
   case NK::IfExp:
     return truthy(eval(n->kids[1].get())) ? eval(n->kids[0].get()) : eval(n->kids[2].get());
+  case NK::DictExpr: {
+    Value d = make_dict();
+    for (size_t k = 0; k + 1 < n->kids.size(); k += 2) {
+      Value key = eval(n->kids[k].get());
+      d.as<DictObj>().set(dict_key(key), eval(n->kids[k + 1].get()));
+    }
+    return d;
+  }
   case NK::ListExpr:
   case NK::TupleExpr: {
     std::vector<Value> items;

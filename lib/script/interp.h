@@ -62,6 +62,9 @@ struct ModuleObj : Object {
   std::string name;
   std::unordered_map<Sym, Value> attrs;
   const Builtin* ctor = nullptr; // Tensor(...)
+  // An object instance (an nn layer): attributes assignable, `obj(...)` calls call_self.
+  bool instance = false;
+  Value (*call_self)(Interp&, const Value& self, CallArgs& args) = nullptr;
 };
 
 // Methods and properties per value kind, and the global builtins. Built once.
@@ -80,6 +83,8 @@ struct Registry {
 const Registry& registry();
 void register_builtins(Registry& r); // builtins.cpp
 void register_tensor(Registry& r);   // tensor_bindings.cpp
+void register_state(Registry& r);    // state_bindings.cpp: dict methods, nn.state
+void register_nn(Registry& r);       // nn_bindings.cpp
 
 struct RecordedInput {
   std::string name;
@@ -104,6 +109,7 @@ public:
   std::ostream& print_stream;
   std::vector<RecordedInput> inputs;
   std::vector<std::pair<std::string, Tensor>> outputs;
+  void define_global(const std::string& name, Value v); // a builtin-level name (`args`)
   std::optional<Value> last_expression; // module-level expression statement values (not None)
 
 private:

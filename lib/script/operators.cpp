@@ -2,6 +2,7 @@
 // operators, comparisons, subscripts, attribute access, and Tensor's dunder methods.
 #include <cmath>
 
+#include "script/dict.h"
 #include "script/interp.h"
 
 namespace tg::script {
@@ -300,6 +301,8 @@ static bool contains(Interp& in, const Value& container, const Value& x) {
     if (x.kind != container.kind)
       raise("TypeError", "'in <string>' requires string as left operand, not " + type_name(x));
     return container.s().find(x.s()) != std::string::npos;
+  case VKind::Dict:
+    return x.kind == VKind::Str && container.as<DictObj>().find(x.s()) != nullptr;
   case VKind::Range: {
     if (!x.is_number()) return false;
     for (auto& v : in.iterate(container))
@@ -457,6 +460,7 @@ Value Interp::subscript(const Value& obj, const Value& index) {
     }
     return Value::tensor(obj.t().getitem(idx));
   }
+  if (obj.kind == VKind::Dict) return dict_get(obj, index);
   bool seq = obj.is_seq() || obj.kind == VKind::Str || obj.kind == VKind::Bytes || obj.kind == VKind::Range;
   if (!seq) raise("TypeError", "'" + type_name(obj) + "' object is not subscriptable");
   int64_t n = obj.kind == VKind::Range ? obj.as<RangeObj>().size()
@@ -505,6 +509,8 @@ Value Interp::subscript(const Value& obj, const Value& index) {
 
 std::vector<Value> Interp::iterate(const Value& v) {
   switch (v.kind) {
+  case VKind::Dict:
+    return dict_keys(v);
   case VKind::List:
   case VKind::Tuple:
     return v.items();
@@ -552,6 +558,8 @@ Value Interp::get_attr(const Value& obj, Sym name) {
   if (obj.kind == VKind::Module) {
     auto& m = obj.as<ModuleObj>();
     if (auto it = m.attrs.find(name); it != m.attrs.end()) return it->second;
+    if (m.instance)
+      raise("AttributeError", "'" + m.name + "' object has no attribute '" + sym_name(name) + "'");
     if (m.name == "Tensor" || m.name == "dtypes")
       raise("AttributeError", "type object '" + m.name + "' has no attribute '" + sym_name(name) + "'");
     raise("AttributeError", "module '" + m.name + "' has no attribute '" + sym_name(name) + "'");

@@ -702,7 +702,19 @@ private:
       expect_op("]");
       return l;
     }
-    if (at_op("{")) error("dict and set displays are not supported in .tg scripts");
+    if (at_op("{")) { // a dict display; set displays and dict comprehensions are not supported
+      Nest guard(*this);
+      ++i_;
+      auto d = std::make_unique<Node>(NK::DictExpr, line);
+      while (!at_op("}")) {
+        d->kids.push_back(test());
+        if (!accept_op(":")) error("set displays are not supported in .tg scripts");
+        d->kids.push_back(test());
+        if (!accept_op(",")) break;
+      }
+      expect_op("}");
+      return d;
+    }
     unexpected();
   }
 

@@ -604,6 +604,7 @@ void register_tensor(Registry& r) {
       +[](Interp&, Args& a) { return tensor_from_data(a[0], to_dtype(a[2]), opt_bool(a[3])); });
   r.globals[intern("Tensor")] = Value::of(VKind::Module, cls);
   register_dtypes(r);
+  register_nn(r);
 }
 
 } // namespace tg::script

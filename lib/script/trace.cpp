@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "lazy/lazybuffer.h"
+#include "script/dict.h"
 #include "script/interp.h"
 
 namespace tg {
@@ -26,6 +27,15 @@ ScriptResult evaluate(const std::string& source, const std::string& filename, co
   try {
     script::Program program = script::parse_program(source);
     Interp in(options.print_stream ? *options.print_stream : std::cerr, options.recursion_limit);
+    std::vector<std::pair<std::string, Value>> args;
+    for (auto& [k, v] : options.args) {
+      auto it = std::find_if(args.begin(), args.end(), [&](auto& p) { return p.first == k; });
+      if (it != args.end())
+        it->second = Value::str(v);
+      else
+        args.emplace_back(k, Value::str(v));
+    }
+    in.define_global("args", script::make_dict(std::move(args)));
     in.run(program);
     ScriptResult result;
     for (auto& i : in.inputs) result.inputs.push_back({i.name, i.tensor, i.requires_grad});

@@ -32,6 +32,8 @@ private:
 struct ScriptOptions {
   std::ostream* print_stream = nullptr; // print(); nullptr = stderr
   int recursion_limit = 1000;           // Python's default
+  // The `args` dict of str (tg-trace --arg NAME=VALUE), in order; a repeated name keeps the last.
+  std::vector<std::pair<std::string, std::string>> args;
 };
 
 struct ScriptInput {

@@ -1,5 +1,7 @@
 #include "script/value.h"
 
+#include "script/dict.h"
+
 #include <cmath>
 #include <cstdio>
 #include <mutex>
@@ -101,6 +103,8 @@ std::string type_name(const Value& v) {
     return "method";
   case VKind::Module:
     return "module";
+  case VKind::Dict:
+    return "dict";
   case VKind::Unbound:
     return "<unbound>";
   }
@@ -220,6 +224,13 @@ std::string repr(const Value& v) {
     return "<bound method>";
   case VKind::Module:
     return "<module>";
+  case VKind::Dict: {
+    std::string r = "{";
+    const auto& items = v.as<DictObj>().items;
+    for (size_t k = 0; k < items.size(); ++k)
+      r += (k ? ", " : "") + quote(items[k].first, false) + ": " + repr(items[k].second);
+    return r + "}";
+  }
   case VKind::Unbound:
     return "<unbound>";
   }
@@ -246,6 +257,8 @@ bool truthy(const Value& v) {
     return !v.items().empty();
   case VKind::Range:
     return v.as<RangeObj>().size() != 0;
+  case VKind::Dict:
+    return !v.as<DictObj>().items.empty();
   case VKind::Tensor:
     raise("TypeError", "__bool__ on Tensor is not defined");
   default:

@@ -36,6 +36,7 @@ enum class VKind : uint8_t {
   Builtin,  // a native function (also Tensor's unbound methods)
   Method,   // a native function bound to its first argument
   Module,   // Tensor, dtypes, math: a namespace of attributes
+  Dict,     // string keys only (script/dict.h)
   Unbound,  // an empty variable slot; never a result
 };
 

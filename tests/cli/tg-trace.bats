@@ -164,3 +164,58 @@ TG
   [ "$status" -eq 0 ]
   jq -e . <<<"$out" >/dev/null
 }
+
+@test "tg-trace --arg NAME=VALUE sets args[NAME] (repeatable, last wins)" {
+  run_split tg-trace --json --arg a=1 --arg b=x=y --arg a=2 -e 'print(args["a"], args["b"], len(args)); Tensor([1.0])'
+  [ "$status" -eq 0 ]
+  expect_eq "$err" "2 x=y 2"
+  run_split tg-trace --json -e 'print(args); Tensor([1.0])'
+  [ "$status" -eq 0 ]
+  expect_eq "$err" "{}"
+}
+
+@test "tg-trace rejects --arg without NAME= with exit 2" {
+  run_split tg-trace --arg novalue -e '1'
+  [ "$status" -eq 2 ]
+  expect_contains "$err" "expected NAME=VALUE, got 'novalue'"
+}
+
+@test "tg-trace loads a .safetensors file written by the safetensors package" {
+  need_python
+  "$PYTHON" -c 'import safetensors' 2>/dev/null || skip "needs the safetensors package"
+  "$PYTHON" -c "import numpy as np; from safetensors.numpy import save_file
+save_file({'w': np.arange(6, dtype=np.float32).reshape(2, 3), 'i': np.array([7, -8], dtype=np.int64)}, 'w.safetensors')"
+  echo 'sd = nn.state.safe_load(args["weights"])
+output("w", sd["w"].sum(0))
+output("i", sd["i"])' >load.tg
+  pipeline "tg-trace --arg weights=w.safetensors load.tg | tg-schedule | tg-codegen | tg-run --out-dir res"
+  [ "$status" -eq 0 ]
+  expect_eq "$(npy_eval res/w.npy 'a.tolist()')" "[3.0, 5.0, 7.0]"
+  expect_eq "$(npy_eval res/i.npy 'a.dtype.name + " " + str(a.tolist())')" "int64 [7, -8]"
+}
+
+@test "tg-trace safe_save writes what the safetensors package reads; computed tensors are refused" {
+  run_split tg-trace --json -e 'nn.state.safe_save({"a": Tensor([[1.5, 2.0]]), "z": Tensor.zeros(3, dtype=dtypes.int32)}, "o.safetensors"); Tensor([1.0])'
+  [ "$status" -eq 0 ]
+  if [[ -x $PYTHON ]] && "$PYTHON" -c 'import safetensors' 2>/dev/null; then
+    expect_eq "$("$PYTHON" -c "from safetensors.numpy import load_file; d = load_file('o.safetensors'); print(d['a'].tolist(), d['z'].dtype, d['z'].tolist())")" "[[1.5, 2.0]] int32 [0, 0, 0]"
+  fi
+  run_split tg-trace --json -e 'x = Tensor([1.0, 2.0])
+nn.state.safe_save({"y": x * 2}, "p.safetensors")'
+  [ "$status" -eq 1 ]
+  expect_one_line_error tg-trace "$err"
+  expect_contains "$err" "<expr>:2: RuntimeError: safe_save: tensor 'y' is computed"
+  expect_contains "$err" "tg-run --out-dir"
+  [ ! -e p.safetensors ]
+}
+
+@test "tg-trace safe_load of a corrupt file is a one-line error naming the file" {
+  printf '\x10\x00\x00\x00\x00\x00\x00\x00{"w": [1, 2' >bad.safetensors
+  run_split tg-trace --json -e 'nn.state.safe_load("bad.safetensors")'
+  [ "$status" -eq 1 ]
+  expect_one_line_error tg-trace "$err"
+  expect_contains "$err" "bad.safetensors: not a valid safetensors file"
+  run_split tg-trace --json -e 'nn.state.safe_load("missing.safetensors")'
+  [ "$status" -eq 1 ]
+  expect_contains "$err" "missing.safetensors"
+}

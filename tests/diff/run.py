@@ -22,6 +22,11 @@ those flags after tg-trace; the oracle makes those inputs with requires_grad=Tru
 backward() on the variable NAME (else the last expression) and records each input's .grad as
 the output grad_NAME.
 
+A snippet with `# setup: PYTHON` header lines (joined in order) runs that code first, before
+both sides, with `np`, `Tensor`, `dtypes`, `nn` and `work` (the snippet's work dir, a str) in
+scope: it makes files the snippet reads, e.g. a .safetensors written by the `safetensors`
+package. Every snippet sees `args = {"work": WORKDIR}` (tg-trace gets `--arg work=WORKDIR`).
+
 Snippets whose name starts with `error_` must raise in tinygrad; all others must not.
 Prints one line per failing snippet, then `diff: N passed, N failed`. Exit status 1 when
 anything failed. See docs/testing.md.
@@ -75,6 +80,12 @@ class Snippet:
     tol: tuple | None
     expect_error: bool
     grad_args: list | None = None  # `# tg-grad: FLAGS`: piped through tg-grad with FLAGS
+    setup: str | None = None  # `# setup: PYTHON` lines: run before both sides
+
+
+def parse_setup(text: str):
+    lines = re.findall(r"^#\s*setup:\s?(.*)$", text, re.M)
+    return "\n".join(lines) if lines else None
 
 
 def parse_grad_args(text: str):
@@ -175,13 +186,21 @@ def run_oracle(snip: Snippet) -> OracleResult:
         last[:] = [v]
         return v
 
+    if snip.setup is not None:
+        try:
+            exec(compile(snip.setup, f"{snip.path} (setup)", "exec"),
+                 {"np": np, "Tensor": Tensor, "dtypes": dtypes, "nn": nn, "work": str(snip.work)})
+        except Exception as e:
+            res.harness_error = f"setup failed: {type(e).__name__}: {e}"
+            return res
+
     src = snip.path.read_text()
     try:
         code = compile(_LastExpr().visit(ast.parse(src, str(snip.path))), str(snip.path), "exec")
     except SyntaxError as e:
         res.harness_error = f"not valid Python: {e}"
         return res
-    env = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "math": math, "input": input_,
+    env = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "math": math, "input": input_, "args": {"work": str(snip.work)},
            "output": output, "__tg_expr__": expr, "__name__": "__tg__"}
     Tensor.training = False
     Tensor.no_grad = False
@@ -243,7 +262,7 @@ def run_pipeline(snip: Snippet, oracle: OracleResult, bindir: Path):
     for name in oracle.inputs:
         ins += ["--in", f"{name}={snip.work / (name + '.npy')}"]
     stages = [
-        ("tg-trace", [str(bindir / "tg-trace"), str(snip.path.relative_to(ROOT))]),
+        ("tg-trace", [str(bindir / "tg-trace"), str(snip.path.relative_to(ROOT)), "--arg", f"work={snip.work}"]),
         *([("tg-grad", [str(bindir / "tg-grad"), *snip.grad_args])] if snip.grad_args is not None else []),
         ("tg-schedule", [str(bindir / "tg-schedule")]),
         ("tg-codegen", [str(bindir / "tg-codegen"), "--device", "CLANG"]),
@@ -371,7 +390,8 @@ def main(argv=None) -> int:
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
         text = p.read_text()
-        snippets.append(Snippet(p.stem, p, work, parse_tol(text), p.stem.startswith("error_"), parse_grad_args(text)))
+        snippets.append(Snippet(p.stem, p, work, parse_tol(text), p.stem.startswith("error_"), parse_grad_args(text),
+                                parse_setup(text)))
 
     failures: dict[str, str] = {}
     oracle: dict[str, OracleResult] = {}
