@@ -36,12 +36,12 @@ else
   say "Debian packages: all present"
 fi
 
-# The test venv: numpy and tinygrad==0.9.1, only what the differential tests need.
+# The test venv: numpy, tinygrad==0.9.1 and safetensors, only what the tests need.
 VENV="$ROOT/.venv"
 venv_ok() {
   [[ -x "$VENV/bin/python" ]] &&
     "$VENV/bin/python" - <<'PY' 2>/dev/null
-import importlib.metadata as md, numpy, tinygrad
+import importlib.metadata as md, numpy, tinygrad, safetensors
 assert md.version("tinygrad") == "0.9.1"
 PY
 }
@@ -54,8 +54,8 @@ else
     rm -rf "$VENV"
     python3 -m venv "$VENV"
   fi
-  say "installing numpy and tinygrad==0.9.1 into .venv"
+  say "installing numpy, tinygrad==0.9.1 and safetensors into .venv"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy tinygrad==0.9.1 safetensors
-  venv_ok || { say "the test venv is still not usable (import numpy, tinygrad failed)" >&2; exit 1; }
+  venv_ok || { say "the test venv is still not usable (import numpy, tinygrad, safetensors failed)" >&2; exit 1; }
   say "test venv .venv: ready"
 fi
