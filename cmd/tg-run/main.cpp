@@ -1,4 +1,10 @@
-// tg-run: program artifact -> tensors. Compiles (with a cache), runs, writes .npy or text.
+// tg-run: program artifact -> tensors. Compiles (with a cache), runs, writes .npy or text;
+// with --steps, runs the program N times over the same buffers, so its states (weights,
+// optimizer moments) carry from one step to the next; --load-state/--save-state keep them
+// in a safetensors file between runs.
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -9,27 +15,39 @@
 #include "io/npy.h"
 #include "io/tool.h"
 #include "runtime/runner.h"
+#include "runtime/state_file.h"
 #include "util/error.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Compile and run a program (from tg-codegen); bind inputs from .npy files."};
-  std::string input, out_dir;
+  std::string input, out_dir, load_state, save_state, loss_name;
   std::vector<std::string> bindings;
   app.add_option("program", input, "program artifact (default: stdin)");
   app.add_option("-i,--in", bindings, "bind an input: NAME=FILE.npy (repeatable)")
       ->check(
           [](const std::string& b) {
             auto eq = b.find('=');
-            return eq == std::string::npos || eq == 0 || eq + 1 == b.size() ? "expected NAME=FILE.npy, got '" + b + "'"
-                                                                            : std::string();
+            return eq == std::string::npos || eq == 0 || eq + 1 == b.size()
+                       ? "expected NAME=FILE.npy, got '" + b + "'"
+                       : std::string();
           },
           "NAME=FILE.npy");
   bool timing = false;
   int repeat = 1;
+  int64_t steps = 1, log_every = 0;
   app.add_flag("--time", timing, "print each kernel's wall time to stderr");
   app.add_option("--repeat", repeat, "with --time: launch each kernel N times and report the best")
       ->check(CLI::PositiveNumber);
   app.add_option("--out-dir", out_dir, "write NAME.npy for every output into DIR (default: print as text)");
+  app.add_option("--steps", steps, "run the program N times, states carried over (default 1)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--load-state", load_state,
+                 "read every state from this safetensors file (skips the init kernels)");
+  app.add_option("--save-state", save_state,
+                 "after the last step, write every state to this safetensors file");
+  app.add_option("--loss", loss_name, "the output shown in progress lines (default: 'loss' if there is one)");
+  app.add_option("--log-every", log_every, "a progress line every K steps (default: about ten lines in all)")
+      ->check(CLI::PositiveNumber);
   return tg::run_tool("tg-run", app, argc, argv, [&] {
     tg::Program program = tg::read_program(tg::read_input(input));
     std::map<std::string, tg::HostBuffer> inputs;
@@ -42,23 +60,58 @@ int main(int argc, char** argv) {
         throw tg::Error(e.kind(), "input '" + name + "': " + e.what());
       }
     }
+    if ((!load_state.empty() || !save_state.empty()) && program.states.empty())
+      tg::fail("ValueError", "the program has no states to load or save (a script makes one with realize())");
+    bool have_loss = false;
+    for (const auto& o : program.outputs) have_loss |= o.name == (loss_name.empty() ? "loss" : loss_name);
+    if (!loss_name.empty() && !have_loss)
+      tg::fail("ValueError", "no output named '" + loss_name + "' for --loss");
+    if (loss_name.empty()) loss_name = "loss";
+
+    tg::ProgramRun run(program, inputs);
+    if (!load_state.empty()) {
+      try {
+        run.load_states(tg::load_state_file(load_state));
+      } catch (const tg::Error& e) {
+        throw tg::Error(e.kind(), "--load-state " + load_state + ": " + e.what());
+      }
+    }
     std::vector<double> seconds;
     tg::RunOptions run_options;
     if (timing) {
       run_options.kernel_seconds = &seconds;
       run_options.repeat = repeat;
     }
-    std::map<std::string, tg::HostBuffer> outputs = tg::run_program(program, inputs, run_options);
+    // Progress: a line every log_every steps and after the last; on a terminal, one line
+    // rewritten in place.
+    bool progress = steps > 1;
+    bool tty = isatty(STDERR_FILENO);
+    if (log_every == 0) log_every = tty ? 1 : std::max<int64_t>(1, steps / 10);
+    auto t0 = std::chrono::steady_clock::now();
+    for (int64_t step = 1; step <= steps; ++step) {
+      run.step(run_options);
+      if (!progress || (step % log_every != 0 && step != steps)) continue;
+      double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::string loss = have_loss ? " " + loss_name + " " + tg::scalar_text(run.output(loss_name)) : "";
+      std::fprintf(stderr, "%stg-run: step %lld/%lld%s (%.3f ms/step)%s", tty ? "\r" : "", (long long)step,
+                   (long long)steps, loss.c_str(), elapsed * 1e3 / double(step),
+                   tty && step != steps ? "" : "\n");
+      std::fflush(stderr);
+    }
     for (size_t i = 0; i < seconds.size(); ++i)
       std::fprintf(stderr, "tg-run: kernel %s: %.3f ms\n", program.kernels[i].name.c_str(), seconds[i] * 1e3);
+    if (!save_state.empty()) tg::save_state_file(run, save_state);
+    std::map<std::string, tg::HostBuffer> outputs = run.outputs();
     if (!out_dir.empty()) {
       std::filesystem::create_directories(out_dir);
-      for (const auto& o : program.outputs) tg::write_npy(out_dir + "/" + o.name + ".npy", outputs.at(o.name));
+      for (const auto& o : program.outputs)
+        tg::write_npy(out_dir + "/" + o.name + ".npy", outputs.at(o.name));
       return 0;
     }
     for (const auto& o : program.outputs) {
       const tg::HostBuffer& b = outputs.at(o.name);
-      std::cout << o.name << ": shape=" << tg::shape_repr(b.shape) << " dtype=" << tg::py_name(b.dtype) << "\n"
+      std::cout << o.name << ": shape=" << tg::shape_repr(b.shape) << " dtype=" << tg::py_name(b.dtype)
+                << "\n"
                 << tg::format_array(b) << "\n";
     }
     return 0;

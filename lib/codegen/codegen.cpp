@@ -44,6 +44,7 @@ Program codegen_schedule(const Schedule& s, const std::string& device, const Cod
   p.buffers = s.buffers;
   p.inputs = s.inputs;
   p.outputs = s.outputs;
+  p.states = s.states;
   std::map<std::string, int> seen; // tinygrad suffixes repeated names: E_4, E_4n1, E_4n2
   for (const ScheduleKernel& sk : s.kernels) {
     LoweredKernel lk = lower_kernel(sk.ast, device, options);
@@ -56,6 +57,7 @@ Program codegen_schedule(const Schedule& s, const std::string& device, const Cod
       pk.src.replace(pk.src.find(from), from.size(), "void " + pk.name + "(");
     }
     pk.bufs = sk.bufs;
+    pk.init = sk.init;
     p.kernels.push_back(std::move(pk));
   }
   return p;

@@ -9,11 +9,12 @@
 namespace tg {
 
 struct ProgramKernel {
-  std::string name;       // function name in src, e.g. "r_4_8"
-  std::string src;        // complete translation unit for the device
-  std::vector<int> bufs;  // BufferInfo ids in argument order
+  std::string name;      // function name in src, e.g. "r_4_8"
+  std::string src;       // complete translation unit for the device
+  std::vector<int> bufs; // BufferInfo ids in argument order
   std::vector<int64_t> global_size{1, 1, 1};
   std::vector<int64_t> local_size{1, 1, 1};
+  bool init = false; // computes a state's first value (see ScheduleKernel::init)
 };
 
 struct Program {
@@ -22,6 +23,7 @@ struct Program {
   std::vector<ProgramKernel> kernels;
   std::vector<NamedBuffer> inputs;
   std::vector<NamedBuffer> outputs;
+  std::vector<NamedBuffer> states;
 };
 
 } // namespace tg

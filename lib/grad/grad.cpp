@@ -222,12 +222,16 @@ Graph gradient_graph(const Graph& graph, const std::vector<std::string>& wrt, co
   for (const std::string& name : wrt) {
     auto it = std::find_if(graph.inputs.begin(), graph.inputs.end(),
                            [&](const GraphInput& in) { return in.name == name; });
-    check(it != graph.inputs.end(), "ValueError", "no input named '" + name + "'");
+    // a state (the program's weights) may be named too
+    auto st = std::find_if(graph.states.begin(), graph.states.end(),
+                           [&](const GraphState& s) { return s.name == name; });
+    check(it != graph.inputs.end() || st != graph.states.end(), "ValueError",
+          "no input or state named '" + name + "'");
     if (std::any_of(targets.begin(), targets.end(), [&](const auto& t) { return t.first == name; })) continue;
     for (const GraphOutput& o : graph.outputs)
       check(o.name != "grad_" + name, "ValueError",
             "the graph already has an output named 'grad_" + name + "'");
-    NodeId id = ids.at(it->node);
+    NodeId id = ids.at(it != graph.inputs.end() ? it->node : st->node);
     check(is_float(LazyBuffer(id).dtype()), "ValueError", "input '" + name + "' is not a float tensor");
     targets.push_back({name, id});
   }
@@ -278,7 +282,13 @@ Graph gradient_graph(const Graph& graph, const std::vector<std::string>& wrt, co
     for (const auto& t : targets)
       if (t.first == in.name) in.requires_grad = true;
   }
-  return extract_graph(outputs, inputs);
+  // the graph's states and assigns pass through
+  lazy_graph().states.clear();
+  for (const GraphState& st : graph.states)
+    lazy_graph().states.push_back({st.name, ids.at(st.node), ids.at(st.init)});
+  lazy_graph().assigns.clear();
+  for (NodeId a : graph.assigns) lazy_graph().assigns.push_back(ids.at(a));
+  return extract_graph(outputs, inputs, /*effects=*/true);
 }
 
 } // namespace tg

@@ -130,6 +130,14 @@ template <class A> void put_graph(A& ar, const Graph& g) {
       field(b, "node", g.outputs[i].node);
     });
   });
+  put_array(ar, "states", g.states.size(), [&](auto& a, size_t i) {
+    put_object(a, nullptr, [&](auto& b) {
+      put_string(b, "name", g.states[i].name);
+      field(b, "node", g.states[i].node);
+      field(b, "init", g.states[i].init);
+    });
+  });
+  put_ints(ar, "assigns", g.assigns);
 }
 template <class A> Graph get_graph(A& ar) {
   Graph g;
@@ -164,11 +172,22 @@ template <class A> Graph get_graph(A& ar) {
       g.outputs.push_back(std::move(out));
     });
   });
+  get_array(ar, "states", [&](auto& a) {
+    get_object(a, nullptr, [&](auto& b) {
+      GraphState st;
+      st.name = get_string(b, "name");
+      st.node = get<NodeId>(b, "node");
+      st.init = get<NodeId>(b, "init");
+      g.states.push_back(std::move(st));
+    });
+  });
+  g.assigns = get_ints<NodeId>(ar, "assigns");
   return g;
 }
 
 // Buffer roles: names in JSON, one byte in binary.
-constexpr const char* kRoleNames[] = {"input", "output", "intermediate", "constant"};
+constexpr const char* kRoleNames[] = {"input", "output", "intermediate", "constant", "state"};
+constexpr int kRoles = 5;
 
 template <class A> void put_role(A& ar, const char* name, BufferRole role) {
   if constexpr (kJson<A>)
@@ -180,12 +199,12 @@ template <class A> BufferRole get_role(A& ar, const char* name) {
   return in_leaf(name, [&] {
     if constexpr (kJson<A>) {
       std::string s = get<std::string>(ar, name);
-      for (int i = 0; i < 4; ++i)
+      for (int i = 0; i < kRoles; ++i)
         if (s == kRoleNames[i]) return BufferRole(i);
       corrupt("unknown buffer role '" + s + "'");
     } else {
       uint8_t v = get<uint8_t>(ar, name);
-      if (v >= 4) corrupt("buffer role code " + std::to_string(v) + " out of range");
+      if (v >= kRoles) corrupt("buffer role code " + std::to_string(v) + " out of range");
       return BufferRole(v);
     }
   });
@@ -291,6 +310,7 @@ template <class A> void put_kernels(A& ar, const std::vector<ScheduleKernel>& ke
       });
       put_ints(b, "roots", flat.roots);
       put_ints(b, "bufs", kernels[k].bufs);
+      field(b, "init", kernels[k].init);
     });
   });
 }
@@ -319,6 +339,7 @@ template <class A> std::vector<ScheduleKernel> get_kernels(A& ar) {
         kernel.ast.push_back(nodes[r]);
       }
       kernel.bufs = get_ints<int>(b, "bufs");
+      kernel.init = get<bool>(b, "init");
       kernels.push_back(std::move(kernel));
     });
   });
@@ -330,6 +351,7 @@ template <class A> void put_schedule(A& ar, const Schedule& s) {
   put_kernels(ar, s.kernels);
   put_named(ar, "inputs", s.inputs);
   put_named(ar, "outputs", s.outputs);
+  put_named(ar, "states", s.states);
 }
 template <class A> Schedule get_schedule(A& ar) {
   Schedule s;
@@ -337,6 +359,7 @@ template <class A> Schedule get_schedule(A& ar) {
   s.kernels = get_kernels(ar);
   s.inputs = get_named(ar, "inputs");
   s.outputs = get_named(ar, "outputs");
+  s.states = get_named(ar, "states");
   return s;
 }
 
@@ -353,10 +376,12 @@ template <class A> void put_program(A& ar, const Program& p) {
       put_ints(b, "bufs", k.bufs);
       put_ints(b, "global_size", k.global_size);
       put_ints(b, "local_size", k.local_size);
+      field(b, "init", k.init);
     });
   });
   put_named(ar, "inputs", p.inputs);
   put_named(ar, "outputs", p.outputs);
+  put_named(ar, "states", p.states);
 }
 template <class A> Program get_program(A& ar) {
   Program p;
@@ -370,11 +395,13 @@ template <class A> Program get_program(A& ar) {
       k.bufs = get_ints<int>(b, "bufs");
       k.global_size = get_ints<int64_t>(b, "global_size");
       k.local_size = get_ints<int64_t>(b, "local_size");
+      k.init = get<bool>(b, "init");
       p.kernels.push_back(std::move(k));
     });
   });
   p.inputs = get_named(ar, "inputs");
   p.outputs = get_named(ar, "outputs");
+  p.states = get_named(ar, "states");
   return p;
 }
 
@@ -480,6 +507,10 @@ template <class T, class Decode> T read_artifact(std::string_view bytes, Artifac
     fail("RuntimeError", word + " artifact version " + std::to_string(f.version) +
                              " is newer than this tool (" + std::to_string(kArtifactVersion) + ")");
   if (f.version < 1) throw corrupt_error("bad version " + std::to_string(f.version));
+  if (f.version < int64_t(kArtifactVersion))
+    fail("RuntimeError", word + " artifact version " + std::to_string(f.version) +
+                             " is older than this tool reads (" + std::to_string(kArtifactVersion) +
+                             "); run the earlier tools again");
 
   T value;
   ViewBuf buf(f.json ? bytes : bytes.substr(kHeaderSize));

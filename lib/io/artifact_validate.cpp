@@ -114,8 +114,8 @@ void check_axes(const Axes& axes, size_t ndim, const Checker& check, const std::
 }
 
 void check_buffers(const std::vector<BufferInfo>& buffers, const std::vector<NamedBuffer>& inputs,
-                   const std::vector<NamedBuffer>& outputs, const Checker& check,
-                   std::unordered_map<int, const BufferInfo*>& by_id) {
+                   const std::vector<NamedBuffer>& outputs, const std::vector<NamedBuffer>& states,
+                   const Checker& check, std::unordered_map<int, const BufferInfo*>& by_id) {
   for (size_t i = 0; i < buffers.size(); ++i) {
     const BufferInfo& b = buffers[i];
     std::string where = "buffer " + std::to_string(b.id);
@@ -129,8 +129,8 @@ void check_buffers(const std::vector<BufferInfo>& buffers, const std::vector<Nam
     else
       check(b.data.empty(), where, "only constant buffers carry data");
   }
-  for (auto* list : {&inputs, &outputs}) {
-    const char* kind = list == &inputs ? "input" : "output";
+  for (auto* list : {&inputs, &outputs, &states}) {
+    const char* kind = list == &inputs ? "input" : list == &outputs ? "output" : "state";
     std::set<std::string> names;
     for (const NamedBuffer& nb : *list) {
       std::string where = std::string(kind) + " '" + nb.name + "'";
@@ -144,7 +144,18 @@ void check_buffers(const std::vector<BufferInfo>& buffers, const std::vector<Nam
       check(nb.dtype == it->second->dtype, where,
             "dtype " + std::string(py_name(nb.dtype)) + " does not match the buffer's " +
                 std::string(py_name(it->second->dtype)));
+      if (list == &states)
+        check(it->second->role == BufferRole::State, where, "buffer is not a state buffer");
     }
+  }
+}
+
+// Init kernels (a state's first value) come before the step's kernels.
+template <class K> void check_init_first(const std::vector<K>& kernels, const Checker& check) {
+  bool step = false;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    check(!(step && kernels[k].init), "kernel " + std::to_string(k), "init kernel after a step kernel");
+    step |= !kernels[k].init;
   }
 }
 
@@ -237,6 +248,10 @@ void validate_graph(const Graph& g) {
         check(g.nodes[s].shape == n.shape, where,
               "source " + std::to_string(s) + " has shape " + str(g.nodes[s].shape) + ", expected " +
                   str(n.shape));
+    if (n.op == Op::ASSIGN)
+      check(n.srcs.size() == 2 && g.nodes[n.srcs[1]].op == Op::EMPTY && !g.nodes[n.srcs[1]].name.empty() &&
+                g.nodes[n.srcs[0]].shape == n.shape,
+            where, "needs a value of its shape and a named buffer (a state or an input) to write");
     if (is_reduce(n.op)) {
       const Axes* axes = std::get_if<Axes>(&n.arg);
       check(axes != nullptr, where, "needs reduce axes");
@@ -263,12 +278,31 @@ void validate_graph(const Graph& g) {
     check(names.insert(out.name).second, where, "duplicate name");
     check(out.node < g.nodes.size(), where, "node " + std::to_string(out.node) + " does not exist");
   }
+  std::set<std::string> state_names;
+  for (const GraphState& st : g.states) {
+    std::string where = "state '" + st.name + "'";
+    check(!st.name.empty(), where, "empty name");
+    check(state_names.insert(st.name).second, where, "duplicate name");
+    for (NodeId id : {st.node, st.init})
+      check(id < g.nodes.size(), where, "node " + std::to_string(id) + " does not exist");
+    const LazyNode& n = g.nodes[st.node];
+    check(n.op == Op::EMPTY && n.name == st.name, where,
+          "node " + std::to_string(st.node) + " is not its placeholder");
+    check(g.nodes[st.init].shape == n.shape && g.nodes[st.init].dtype == n.dtype, where,
+          "first value differs in shape or dtype");
+    for (const GraphInput& in : g.inputs) check(in.name != st.name, where, "is also an input");
+  }
+  for (NodeId a : g.assigns) {
+    std::string where = "assign " + std::to_string(a);
+    check(a < g.nodes.size() && g.nodes[a].op == Op::ASSIGN, where, "is not an ASSIGN node");
+  }
 }
 
 void validate_schedule(const Schedule& s) {
   Checker check("schedule");
   std::unordered_map<int, const BufferInfo*> by_id;
-  check_buffers(s.buffers, s.inputs, s.outputs, check, by_id);
+  check_buffers(s.buffers, s.inputs, s.outputs, s.states, check, by_id);
+  check_init_first(s.kernels, check);
   for (size_t k = 0; k < s.kernels.size(); ++k) {
     const ScheduleKernel& kernel = s.kernels[k];
     std::string where = "kernel " + std::to_string(k);
@@ -291,7 +325,8 @@ void validate_program(const Program& p) {
   Checker check("program");
   check(!p.device.empty(), "device", "empty device name");
   std::unordered_map<int, const BufferInfo*> by_id;
-  check_buffers(p.buffers, p.inputs, p.outputs, check, by_id);
+  check_buffers(p.buffers, p.inputs, p.outputs, p.states, check, by_id);
+  check_init_first(p.kernels, check);
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const ProgramKernel& kernel = p.kernels[k];
     std::string where = "kernel " + std::to_string(k) + " '" + kernel.name + "'";

@@ -23,8 +23,8 @@ struct LazyNode {
   Shape shape;
   std::vector<NodeId> srcs;
   LazyArg arg;
-  ShapeTracker st;  // the node's view: contiguous for a base; for VIEW, how it sees srcs[0]
-  std::string name; // EMPTY placeholders: the input's name
+  ShapeTracker st;           // the node's view: contiguous for a base; for VIEW, how it sees srcs[0]
+  std::string name;          // EMPTY placeholders: the input's name
   std::vector<uint8_t> data; // COPY from host: literal contents (Tensor from a list or bytes)
   // Set by contiguous() on an already contiguous base: the scheduler must realize it. Not part
   // of the node's identity.
@@ -41,6 +41,14 @@ struct GraphOutput {
   std::string name;
   NodeId node;
 };
+// A buffer that outlives one run of the program (Tensor.realize() in a script): `node` is its
+// named EMPTY placeholder, which the program reads; `init` computes its first value. tg-run
+// runs the init kernels unless it loads the states from a file, and ASSIGNs write into them.
+struct GraphState {
+  std::string name;
+  NodeId node;
+  NodeId init;
+};
 
 class LazyGraph {
 public:
@@ -56,6 +64,11 @@ public:
   // ops on the base read the copy instead of recomputing it.
   std::unordered_map<NodeId, std::pair<NodeId, ShapeTracker>> contiguous_child;
 
+  // Effects a trace must carry though no output reaches them, in creation order: the state
+  // buffers and the ASSIGN nodes that update them (realized at the end of the program).
+  std::vector<GraphState> states;
+  std::vector<NodeId> assigns;
+
 private:
   // A deque: references to nodes (shape(), st()) stay valid while the graph grows.
   std::deque<LazyNode> nodes_;
@@ -68,6 +81,8 @@ struct Graph {
   std::vector<LazyNode> nodes;
   std::vector<GraphInput> inputs;
   std::vector<GraphOutput> outputs;
+  std::vector<GraphState> states;
+  std::vector<NodeId> assigns; // ASSIGN nodes, realized after the outputs' kernels need them
 };
 
 } // namespace tg

@@ -27,7 +27,8 @@ LazyBuffer create(LazyNode node) {
   return LazyBuffer(lazy_graph().add(std::move(node)));
 }
 
-LazyBuffer create_base(Op op, const Shape& shape, DType dtype, LazyArg arg, const std::vector<LazyBuffer>& srcs) {
+LazyBuffer create_base(Op op, const Shape& shape, DType dtype, LazyArg arg,
+                       const std::vector<LazyBuffer>& srcs) {
   LazyNode n{op, dtype, shape, {}, std::move(arg), ShapeTracker::from_shape(shape), {}, {}};
   for (const LazyBuffer& s : srcs) n.srcs.push_back(s.id());
   return create(std::move(n));
@@ -39,7 +40,8 @@ bool unmasked(const ShapeTracker& st) {
 
 } // namespace
 
-LazyBuffer LazyBuffer::loadop(Op op, const Shape& shape, DType dtype, LazyArg arg, std::vector<LazyBuffer> srcs) {
+LazyBuffer LazyBuffer::loadop(Op op, const Shape& shape, DType dtype, LazyArg arg,
+                              std::vector<LazyBuffer> srcs) {
   // Each Tensor.empty() is its own buffer (tinygrad creates EMPTY without the lazy cache): a
   // serial number in the arg keeps hash-consing from merging them.
   static int64_t empty_serial = 0;
@@ -52,8 +54,38 @@ LazyBuffer LazyBuffer::placeholder(const std::string& name, const Shape& shape, 
   return LazyBuffer(lazy_graph().add(std::move(n)));
 }
 
+LazyBuffer LazyBuffer::state(const std::string& name, const LazyBuffer& init) {
+  // The serial keeps a state distinct from an input of the same shape (the name is checked
+  // for uniqueness by the caller, but identity must not depend on it).
+  static int64_t state_serial = 0;
+  LazyNode n{Op::EMPTY,
+             init.dtype(),
+             init.shape(),
+             {},
+             Scalar::of_int(--state_serial),
+             ShapeTracker::from_shape(init.shape()),
+             name,
+             {}};
+  LazyBuffer ret(lazy_graph().add(std::move(n)));
+  lazy_graph().states.push_back({name, ret.id(), init.id()});
+  return ret;
+}
+
+LazyBuffer LazyBuffer::assign(const LazyBuffer& x) const {
+  check(x.size() == size(), "AssertionError",
+        "assign target must have same size self.size=" + std::to_string(size()) +
+            " != x.size=" + std::to_string(x.size()));
+  // Assigning again to a tensor that holds an ASSIGN writes the same buffer again.
+  LazyBuffer target = base().node().op == Op::ASSIGN ? LazyBuffer(base().node().srcs[1]) : base();
+  LazyBuffer ret = loadop(Op::ASSIGN, shape(), dtype(), {}, {x, target});
+  std::vector<NodeId>& assigns = lazy_graph().assigns;
+  if (std::find(assigns.rbegin(), assigns.rend(), ret.id()) == assigns.rend()) assigns.push_back(ret.id());
+  return ret;
+}
+
 LazyBuffer LazyBuffer::from_data(std::vector<uint8_t> data, const Shape& shape, DType dtype) {
-  if (prod(shape) == 0) return loadop(Op::LOAD_CONST, {}, dtype, Scalar::of_int(0)).reshape(Shape(shape.size(), 1)).expand(shape);
+  if (prod(shape) == 0)
+    return loadop(Op::LOAD_CONST, {}, dtype, Scalar::of_int(0)).reshape(Shape(shape.size(), 1)).expand(shape);
   LazyNode n{Op::COPY, dtype, shape, {}, {}, ShapeTracker::from_shape(shape), {}, std::move(data)};
   return LazyBuffer(lazy_graph().add(std::move(n)));
 }
@@ -77,7 +109,9 @@ LazyBuffer LazyBuffer::view(const ShapeTracker& new_st) const {
 }
 
 LazyBuffer LazyBuffer::reshape(const Shape& arg) const { return view(st().reshape(arg)); }
-LazyBuffer LazyBuffer::pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const { return view(st().pad(arg)); }
+LazyBuffer LazyBuffer::pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
+  return view(st().pad(arg));
+}
 LazyBuffer LazyBuffer::expand(const Shape& arg) const { return view(st().expand(arg)); }
 LazyBuffer LazyBuffer::permute(const std::vector<int>& arg) const { return view(st().permute(arg)); }
 LazyBuffer LazyBuffer::shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
@@ -124,14 +158,18 @@ LazyBuffer LazyBuffer::e(Op op, const std::vector<LazyBuffer>& in_srcs, LazyArg 
           std::string("all dtypes must match on ") + std::string(op_name(op)));
   for (const LazyBuffer& s : srcs)
     check(s.shape() == srcs[0].shape(), "AssertionError", "all shapes must be the same");
-  if (op == Op::WHERE) check(srcs[0].dtype() == DType::Bool, "AssertionError", "TernaryOps.WHERE must have the first arg be bool");
-  if (op == Op::NEG) check(srcs[0].dtype() != DType::Bool, "AssertionError", "UnaryOps.NEG does not accept dtype bool");
+  if (op == Op::WHERE)
+    check(srcs[0].dtype() == DType::Bool, "AssertionError",
+          "TernaryOps.WHERE must have the first arg be bool");
+  if (op == Op::NEG)
+    check(srcs[0].dtype() != DType::Bool, "AssertionError", "UnaryOps.NEG does not accept dtype bool");
 
   DType out_dtype = (op == Op::CMPLT || op == Op::CMPNE) ? DType::Bool : srcs.back().dtype();
 
   // Constant folding, as lazy.py.
   bool folds = op != Op::CAST && op != Op::BITCAST && op != Op::CONTIGUOUS && op != Op::MULACC;
-  if (folds && std::all_of(srcs.begin(), srcs.end(), [](auto& s) { return s.is_unrealized_unmasked_const(); })) {
+  if (folds &&
+      std::all_of(srcs.begin(), srcs.end(), [](auto& s) { return s.is_unrealized_unmasked_const(); })) {
     std::vector<Scalar> vals;
     for (auto& s : srcs) vals.push_back(s.const_value());
     return cast(out_dtype).const_like(exec_alu(op, out_dtype, vals));
@@ -197,14 +235,18 @@ LazyBuffer LazyBuffer::r(Op op, const Axes& axis) const {
       for (int i = 0; i < int(split.size()); ++i)
         if (i != a) perm.push_back(i);
       perm.push_back(a);
-      return reshape(split).permute(perm).reduce_op(op, axis).reduce_op(op, {int(new_shape.size())}).reshape(new_shape);
+      return reshape(split)
+          .permute(perm)
+          .reduce_op(op, axis)
+          .reduce_op(op, {int(new_shape.size())})
+          .reshape(new_shape);
     }
   }
   return reduce_op(op, axis);
 }
 
 Graph extract_graph(const std::vector<std::pair<std::string, LazyBuffer>>& outputs,
-                    const std::vector<GraphInput>& inputs) {
+                    const std::vector<GraphInput>& inputs, bool effects) {
   const LazyGraph& g = lazy_graph();
   Graph out;
   std::unordered_map<NodeId, NodeId> remap;
@@ -231,9 +273,20 @@ Graph extract_graph(const std::vector<std::pair<std::string, LazyBuffer>>& outpu
     }
   };
   for (const auto& in : inputs) visit(in.node);
+  if (effects)
+    for (const GraphState& s : g.states) {
+      visit(s.node);
+      visit(s.init);
+    }
   for (const auto& [name, lb] : outputs) visit(lb.id());
+  if (effects)
+    for (NodeId a : g.assigns) visit(a);
   for (const auto& in : inputs) out.inputs.push_back({in.name, remap.at(in.node), in.requires_grad});
   for (const auto& [name, lb] : outputs) out.outputs.push_back({name, remap.at(lb.id())});
+  if (effects) {
+    for (const GraphState& s : g.states) out.states.push_back({s.name, remap.at(s.node), remap.at(s.init)});
+    for (NodeId a : g.assigns) out.assigns.push_back(remap.at(a));
+  }
   return out;
 }
 

@@ -29,6 +29,8 @@ public:
   static LazyBuffer loadop(Op op, const Shape& shape, DType dtype, LazyArg arg = {},
                            std::vector<LazyBuffer> srcs = {});
   static LazyBuffer placeholder(const std::string& name, const Shape& shape, DType dtype);
+  // A new state buffer named `name` whose first value is `init` (registered in the graph).
+  static LazyBuffer state(const std::string& name, const LazyBuffer& init);
   static LazyBuffer from_data(std::vector<uint8_t> data, const Shape& shape, DType dtype);
   LazyBuffer const_like(const Scalar& val, std::optional<Shape> shape = std::nullopt) const;
 
@@ -40,6 +42,11 @@ public:
   LazyBuffer r(Op op, const Axes& axis) const;
   LazyBuffer cast(DType dtype, bool bitcast = false) const;
   LazyBuffer contiguous() const;
+  // lazy.py's assign: an ASSIGN of x into this buffer's base (a state or an input), registered
+  // in the graph's effects.
+  LazyBuffer assign(const LazyBuffer& x) const;
+  // A buffer that exists before any kernel of the step runs: an input, a state or literal data.
+  bool is_realized() const { return base().node().op == Op::EMPTY || base().node().op == Op::COPY; }
 
   LazyBuffer reshape(const Shape& arg) const;
   LazyBuffer pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
@@ -55,9 +62,11 @@ private:
 };
 
 // The graph artifact for the given outputs: reachable nodes renumbered in topological order.
+// With `effects`, also the states and assigns registered in the process graph.
 Graph extract_graph(const std::vector<std::pair<std::string, LazyBuffer>>& outputs,
-                    const std::vector<GraphInput>& inputs);
+                    const std::vector<GraphInput>& inputs, bool effects = false);
 // Loads an artifact's nodes into the process graph; returns the new id of each artifact node.
+// The artifact's states and assigns are not registered (the caller maps them through the ids).
 std::vector<NodeId> import_graph(const Graph& graph);
 
 } // namespace tg

@@ -70,38 +70,50 @@ LoadedProgram::~LoadedProgram() {
 
 void LoadedProgram::launch(size_t i, void** args) const { launchers_.at(i)(args); }
 
-std::map<std::string, HostBuffer> run_program(const Program& p,
-                                              const std::map<std::string, HostBuffer>& inputs,
-                                              const RunOptions& options) {
-  for (const auto& [name, _] : inputs) {
+namespace {
+
+// The checks every named host buffer (an input, a loaded state) gets before it is copied in.
+void check_binding(const char* what, const NamedBuffer& nb, const HostBuffer& hb) {
+  std::string who = std::string(what) + " '" + nb.name + "'";
+  if (hb.shape != nb.shape)
+    fail("ValueError", who + ": expected shape " + shape_repr(nb.shape) + ", got " + shape_repr(hb.shape));
+  if (hb.dtype != nb.dtype)
+    fail("ValueError", who + ": expected dtype " + std::string(py_name(nb.dtype)) + ", got " +
+                           std::string(py_name(hb.dtype)));
+  size_t want = size_t(prod(nb.shape)) * size_t(itemsize(nb.dtype));
+  if (hb.data.size() != want)
+    fail("ValueError", who + ": expected " + std::to_string(want) + " bytes of data, got " +
+                           std::to_string(hb.data.size()));
+}
+
+void check_names(const char* what, const std::vector<NamedBuffer>& declared,
+                 const std::map<std::string, HostBuffer>& given, bool all_required) {
+  for (const auto& [name, _] : given) {
     bool known = false;
-    for (const NamedBuffer& nb : p.inputs) known |= nb.name == name;
+    for (const NamedBuffer& nb : declared) known |= nb.name == name;
     if (!known) {
       std::string names;
-      for (const NamedBuffer& nb : p.inputs) names += (names.empty() ? "" : ", ") + nb.name;
-      fail("ValueError",
-           "unknown input '" + name + "' (the program's inputs: " + (names.empty() ? "none" : names) + ")");
+      for (const NamedBuffer& nb : declared) names += (names.empty() ? "" : ", ") + nb.name;
+      fail("ValueError", "unknown " + std::string(what) + " '" + name + "' (the program's " + what +
+                             "s: " + (names.empty() ? "none" : names) + ")");
     }
   }
-  for (const NamedBuffer& nb : p.inputs) {
-    auto it = inputs.find(nb.name);
-    if (it == inputs.end()) fail("ValueError", "missing input '" + nb.name + "'");
-    const HostBuffer& hb = it->second;
-    if (hb.shape != nb.shape)
-      fail("ValueError",
-           "input '" + nb.name + "': expected shape " + shape_repr(nb.shape) + ", got " + shape_repr(hb.shape));
-    if (hb.dtype != nb.dtype)
-      fail("ValueError", "input '" + nb.name + "': expected dtype " + std::string(py_name(nb.dtype)) +
-                             ", got " + std::string(py_name(hb.dtype)));
-    size_t want = size_t(prod(nb.shape)) * size_t(itemsize(nb.dtype));
-    if (hb.data.size() != want)
-      fail("ValueError", "input '" + nb.name + "': expected " + std::to_string(want) +
-                             " bytes of data, got " + std::to_string(hb.data.size()));
-  }
+  if (all_required)
+    for (const NamedBuffer& nb : declared)
+      if (!given.count(nb.name)) fail("ValueError", "missing " + std::string(what) + " '" + nb.name + "'");
+}
 
-  LoadedProgram loaded(p);
+} // namespace
 
-  std::map<int, DeviceMemory> memory;
+struct ProgramRun::Memory {
+  std::map<int, DeviceMemory> buffers;
+};
+
+ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>& inputs)
+    : p_(p), mem_(std::make_unique<Memory>()) {
+  check_names("input", p.inputs, inputs, true);
+  for (const NamedBuffer& nb : p.inputs) check_binding("input", nb, inputs.at(nb.name));
+  loaded_ = std::make_unique<LoadedProgram>(p);
   for (const BufferInfo& b : p.buffers) {
     size_t bytes = size_t(b.size) * size_t(itemsize(b.dtype));
     DeviceMemory m = allocate(bytes);
@@ -111,52 +123,104 @@ std::map<std::string, HostBuffer> run_program(const Program& p,
                 " bytes, expected " + std::to_string(bytes));
       std::memcpy(m.get(), b.data.data(), bytes);
     }
-    memory[b.id] = std::move(m);
+    mem_->buffers[b.id] = std::move(m);
   }
-  for (const NamedBuffer& nb : p.inputs) {
-    const HostBuffer& hb = inputs.at(nb.name);
-    size_t cap = size_t(buffer_by_id(p, nb.buffer).size) * size_t(itemsize(buffer_by_id(p, nb.buffer).dtype));
-    check(hb.data.size() <= cap, "RuntimeError", "input '" + nb.name + "' does not fit its buffer");
-    std::memcpy(memory.at(nb.buffer).get(), hb.data.data(), hb.data.size());
-  }
-
-  std::vector<void*> args;
-  if (options.kernel_seconds) options.kernel_seconds->assign(p.kernels.size(), 0.0);
-  for (size_t i = 0; i < p.kernels.size(); i++) {
-    args.clear();
+  for (const NamedBuffer& nb : p.inputs) copy_in(nb, inputs.at(nb.name));
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
+    std::vector<void*> args;
     for (int id : p.kernels[i].bufs) {
-      auto it = memory.find(id);
-      if (it == memory.end())
+      auto it = mem_->buffers.find(id);
+      if (it == mem_->buffers.end())
         fail("RuntimeError", "kernel '" + p.kernels[i].name + "' uses unknown buffer " + std::to_string(id));
       args.push_back(it->second.get());
     }
+    args_.push_back(std::move(args));
+    const BufferRole first =
+        p.kernels[i].bufs.empty() ? BufferRole::Intermediate : buffer_by_id(p, p.kernels[i].bufs[0]).role;
+    in_place_.push_back(first == BufferRole::State || first == BufferRole::Input);
+  }
+}
+
+ProgramRun::~ProgramRun() = default;
+
+void ProgramRun::copy_in(const NamedBuffer& nb, const HostBuffer& hb) {
+  const BufferInfo& b = buffer_by_id(p_, nb.buffer);
+  check(hb.data.size() <= size_t(b.size) * size_t(itemsize(b.dtype)), "RuntimeError",
+        "'" + nb.name + "' does not fit its buffer");
+  if (!hb.data.empty()) std::memcpy(mem_->buffers.at(nb.buffer).get(), hb.data.data(), hb.data.size());
+}
+
+HostBuffer ProgramRun::copy_out(const NamedBuffer& nb) const {
+  const BufferInfo& b = buffer_by_id(p_, nb.buffer);
+  size_t bytes = size_t(prod(nb.shape)) * size_t(itemsize(nb.dtype));
+  check(bytes <= size_t(b.size) * size_t(itemsize(b.dtype)), "RuntimeError",
+        "'" + nb.name + "' is larger than its buffer");
+  HostBuffer hb{nb.dtype, nb.shape, std::vector<uint8_t>(bytes)};
+  if (bytes) std::memcpy(hb.data.data(), mem_->buffers.at(nb.buffer).get(), bytes);
+  return hb;
+}
+
+void ProgramRun::load_states(const std::map<std::string, HostBuffer>& states) {
+  check_names("state", p_.states, states, true);
+  for (const NamedBuffer& nb : p_.states) check_binding("state", nb, states.at(nb.name));
+  for (const NamedBuffer& nb : p_.states) copy_in(nb, states.at(nb.name));
+  states_ready_ = true;
+}
+
+void ProgramRun::launch_range(bool init, const RunOptions& options) {
+  for (size_t i = 0; i < p_.kernels.size(); i++) {
+    if (p_.kernels[i].init != init) continue;
     if (!options.kernel_seconds) {
-      loaded.launch(i, args.data());
+      loaded_->launch(i, args_[i].data());
       continue;
     }
-    // Timed: the best of `repeat` launches (kernels here only write their outputs, so a
-    // relaunch computes the same values).
+    // Timed: the best of `repeat` launches. A kernel that writes a buffer it reads (an assign
+    // into a state or input) runs once: running it again would change the values.
+    int repeat = in_place_[i] ? 1 : std::max(1, options.repeat);
     double best = 0;
-    for (int r = 0; r < std::max(1, options.repeat); ++r) {
+    for (int r = 0; r < repeat; ++r) {
       auto t0 = std::chrono::steady_clock::now();
-      loaded.launch(i, args.data());
+      loaded_->launch(i, args_[i].data());
       double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       best = r == 0 ? dt : std::min(best, dt);
     }
+    options.kernel_seconds->resize(p_.kernels.size(), 0.0);
     (*options.kernel_seconds)[i] = best;
   }
+}
 
-  std::map<std::string, HostBuffer> out;
-  for (const NamedBuffer& nb : p.outputs) {
-    const BufferInfo& b = buffer_by_id(p, nb.buffer);
-    size_t bytes = size_t(prod(nb.shape)) * size_t(itemsize(nb.dtype));
-    check(bytes <= size_t(b.size) * size_t(itemsize(b.dtype)), "RuntimeError",
-          "output '" + nb.name + "' is larger than its buffer");
-    HostBuffer hb{nb.dtype, nb.shape, std::vector<uint8_t>(bytes)};
-    if (bytes) std::memcpy(hb.data.data(), memory.at(nb.buffer).get(), bytes);
-    out[nb.name] = std::move(hb);
+void ProgramRun::step(const RunOptions& options) {
+  if (!states_ready_) {
+    launch_range(true, options);
+    states_ready_ = true;
   }
+  launch_range(false, options);
+}
+
+std::map<std::string, HostBuffer> ProgramRun::outputs() const {
+  std::map<std::string, HostBuffer> out;
+  for (const NamedBuffer& nb : p_.outputs) out[nb.name] = copy_out(nb);
   return out;
+}
+
+HostBuffer ProgramRun::output(const std::string& name) const {
+  for (const NamedBuffer& nb : p_.outputs)
+    if (nb.name == name) return copy_out(nb);
+  fail("ValueError", "unknown output '" + name + "'");
+}
+
+std::vector<std::pair<std::string, HostBuffer>> ProgramRun::states() const {
+  std::vector<std::pair<std::string, HostBuffer>> out;
+  for (const NamedBuffer& nb : p_.states) out.emplace_back(nb.name, copy_out(nb));
+  return out;
+}
+
+std::map<std::string, HostBuffer>
+run_program(const Program& p, const std::map<std::string, HostBuffer>& inputs, const RunOptions& options) {
+  ProgramRun run(p, inputs);
+  if (options.kernel_seconds) options.kernel_seconds->assign(p.kernels.size(), 0.0);
+  run.step(options);
+  return run.outputs();
 }
 
 } // namespace tg

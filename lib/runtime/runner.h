@@ -6,6 +6,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "codegen/program.h"
 #include "runtime/host_buffer.h"
@@ -40,9 +42,42 @@ private:
 // expected shape (4, 8), got (3, 8)", "input 'x': expected dtype float32, got int32".
 struct RunOptions {
   std::vector<double>* kernel_seconds = nullptr; // when set: each kernel's best wall time
-  int repeat = 1;                                 // launches per kernel when timing
+  int repeat = 1;                                // launches per kernel when timing
 };
-std::map<std::string, HostBuffer> run_program(const Program& p, const std::map<std::string, HostBuffer>& inputs,
+std::map<std::string, HostBuffer> run_program(const Program& p,
+                                              const std::map<std::string, HostBuffer>& inputs,
                                               const RunOptions& options = {});
+
+// A program loaded for several steps: compiled once, its buffers allocated once and kept, so
+// states (and assigned inputs) carry over from one step to the next. The first step runs the
+// init kernels unless load_states() filled the states.
+class ProgramRun {
+public:
+  ProgramRun(const Program& p, const std::map<std::string, HostBuffer>& inputs); // checks the inputs
+  ~ProgramRun();
+  ProgramRun(const ProgramRun&) = delete;
+  ProgramRun& operator=(const ProgramRun&) = delete;
+
+  // Every state of the program, by name, each with its declared shape and dtype.
+  void load_states(const std::map<std::string, HostBuffer>& states);
+  void step(const RunOptions& options = {});
+  std::map<std::string, HostBuffer> outputs() const;
+  HostBuffer output(const std::string& name) const;
+  std::vector<std::pair<std::string, HostBuffer>> states() const; // in the program's order
+  const LoadedProgram& loaded() const { return *loaded_; }
+
+private:
+  struct Memory;
+  void copy_in(const NamedBuffer& nb, const HostBuffer& hb);
+  HostBuffer copy_out(const NamedBuffer& nb) const;
+  void launch_range(bool init, const RunOptions& options);
+
+  const Program& p_;
+  std::unique_ptr<Memory> mem_;
+  std::unique_ptr<LoadedProgram> loaded_;
+  std::vector<std::vector<void*>> args_; // each kernel's buffer pointers
+  std::vector<bool> in_place_;           // the kernel writes a state or an input
+  bool states_ready_ = false;
+};
 
 } // namespace tg

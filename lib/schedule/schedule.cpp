@@ -51,9 +51,14 @@ struct PreItem {
 
 class Scheduler {
 public:
-  explicit Scheduler(std::vector<NodeId> outs) : g_(lazy_graph()), outs_(std::move(outs)) {}
+  // next_writer: for a buffer's version (its placeholder, or an ASSIGN into it), the ASSIGN
+  // that writes the next version, from the graph's assigns in creation order.
+  using NextWriter = std::unordered_map<NodeId, NodeId>;
+  explicit Scheduler(std::vector<NodeId> outs, const NextWriter& next_writer = {})
+      : g_(lazy_graph()), outs_(std::move(outs)), next_writer_(next_writer) {}
 
-  Schedule run(const Graph& graph, const std::vector<NodeId>& ids);
+  // The kernels that realize the outputs, in launch order.
+  std::vector<PreItem> run();
 
 private:
   const LazyNode& n(NodeId id) const { return g_[id]; }
@@ -80,6 +85,7 @@ private:
   std::unordered_map<NodeId, OrderedSet> children_;
   std::unordered_map<NodeId, NodeId> reduce_for_op_;
   std::unordered_map<NodeId, bool> padding_okay_; // memo of padding_okay()
+  NextWriter next_writer_;
 };
 
 void Scheduler::recurse_lb(NodeId root) {
@@ -110,10 +116,12 @@ void Scheduler::recurse_lb(NodeId root) {
           for (auto& [lo, hi] : *last.mask) masked *= hi - lo;
           if (base_size >= masked) {
             if (simple_pads_.insert(b).second) simple_pads_order_.push_back(b);
-          } else if (base_size < prod(st.shape())) realizes_.insert(b);
+          } else if (base_size < prod(st.shape()))
+            realizes_.insert(b);
         } else if (base_size < prod(st.shape())) {
           realizes_.insert(b);
-        } else if (std::any_of(st.views.begin(), st.views.end(), [](const View& v) { return bool(v.mask); })) {
+        } else if (std::any_of(st.views.begin(), st.views.end(),
+                               [](const View& v) { return bool(v.mask); })) {
           if (simple_pads_.insert(b).second) simple_pads_order_.push_back(b);
         }
         f.buf = b; // tail call: continue with the base
@@ -141,8 +149,10 @@ bool Scheduler::padding_okay(NodeId buf) {
   // the plain recursion of schedule.py exponential.
   if (auto it = padding_okay_.find(buf); it != padding_okay_.end()) return it->second;
   bool ok = true;
-  if (realizes_.contains(buf) || realized(buf)) ok = true;
-  else if (is_unsafe_pad_op(n(buf).op)) ok = false;
+  if (realizes_.contains(buf) || realized(buf))
+    ok = true;
+  else if (is_unsafe_pad_op(n(buf).op))
+    ok = false;
   else
     for (NodeId x : n(buf).srcs)
       if (!padding_okay(base(x))) {
@@ -153,8 +163,9 @@ bool Scheduler::padding_okay(NodeId buf) {
   return ok;
 }
 
-void Scheduler::recursive_group(NodeId tr, const ShapeTracker& st, NodeId r, std::unordered_set<NodeId>& group,
-                                std::vector<NodeId>& order, VisitSet& visited) {
+void Scheduler::recursive_group(NodeId tr, const ShapeTracker& st, NodeId r,
+                                std::unordered_set<NodeId>& group, std::vector<NodeId>& order,
+                                VisitSet& visited) {
   auto add = [&](NodeId x) {
     if (group.insert(x).second) order.push_back(x);
   };
@@ -173,7 +184,8 @@ void Scheduler::recursive_group(NodeId tr, const ShapeTracker& st, NodeId r, std
     if (is_reduce(n(next).op)) return add(r);
     std::vector<NodeId> st_childs;
     for (NodeId s : n(next).srcs)
-      if (base(s) == tr && std::find(st_childs.begin(), st_childs.end(), s) == st_childs.end()) st_childs.push_back(s);
+      if (base(s) == tr && std::find(st_childs.begin(), st_childs.end(), s) == st_childs.end())
+        st_childs.push_back(s);
     if (st_childs.size() > 1) return add(r);
     recursive_group(next, st + n(st_childs[0]).st, r, group, order, visited);
   }
@@ -186,7 +198,8 @@ void Scheduler::pair_reduces() {
     std::vector<NodeId> order;
     VisitSet visited;
     recursive_group(r, n(r).st, r, group, order, visited);
-    bool can_chase = std::none_of(order.begin(), order.end(), [&](NodeId tr) { return reduce_for_op_.count(tr); });
+    bool can_chase =
+        std::none_of(order.begin(), order.end(), [&](NodeId tr) { return reduce_for_op_.count(tr); });
     bool forced = group.count(r) != 0;
     if (!forced && group.size() > 1) {
       // Both walks remember what they saw: revisiting a node can't change their answer, and
@@ -197,7 +210,8 @@ void Scheduler::pair_reduces() {
         NodeId p = parents.back();
         parents.pop_back();
         if (!seen_parent.insert(p).second) continue;
-        if (is_reduce(n(p).op)) forced = true;
+        if (is_reduce(n(p).op))
+          forced = true;
         else
           for (NodeId x : n(p).srcs)
             if (!realized(x) && base(x) != r) parents.push_back(base(x));
@@ -209,7 +223,8 @@ void Scheduler::pair_reduces() {
         kids.pop_back();
         if (!seen_kid.insert(c).second) continue;
         const LazyNode& cn = n(c);
-        if (is_reduce(cn.op) || !cn.st.contiguous() || cn.st.size() != n(r).st.size() || reduce_for_op_.count(c)) {
+        if (is_reduce(cn.op) || !cn.st.contiguous() || cn.st.size() != n(r).st.size() ||
+            reduce_for_op_.count(c)) {
           descendants.clear();
           break;
         }
@@ -240,7 +255,8 @@ void Scheduler::pair_reduces() {
           tr = next;
         }
         const LazyNode& tn = n(tr);
-        if (tn.op == Op::CAST && itemsize(std::get<DType>(tn.arg)) > itemsize(n(tn.srcs[0]).dtype)) tr = base(tn.srcs[0]);
+        if (tn.op == Op::CAST && itemsize(std::get<DType>(tn.arg)) > itemsize(n(tn.srcs[0]).dtype))
+          tr = base(tn.srcs[0]);
         reduce_for_op_[tr] = r;
       }
       realizes_.insert(tr);
@@ -250,8 +266,9 @@ void Scheduler::pair_reduces() {
   }
 }
 
-LazyOpPtr Scheduler::recursive_lazyop(NodeId buf, const ShapeTracker& st_in, const std::vector<NodeId>& outputs,
-                                      std::vector<NodeId>& inputs, LopCache& cache) {
+LazyOpPtr Scheduler::recursive_lazyop(NodeId buf, const ShapeTracker& st_in,
+                                      const std::vector<NodeId>& outputs, std::vector<NodeId>& inputs,
+                                      LopCache& cache) {
   LopKey key{buf, st_in};
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   ShapeTracker st = st_in;
@@ -264,18 +281,37 @@ LazyOpPtr Scheduler::recursive_lazyop(NodeId buf, const ShapeTracker& st_in, con
     return LazyOp::make(Op::CONST, {}, ConstBuffer{std::get<Scalar>(node.arg), node.dtype, st.simplify()});
   bool is_output = std::find(outputs.begin(), outputs.end(), buf) != outputs.end();
   if (realized(buf) || (realizes_.contains(buf) && !is_output)) {
+    // The kernel that assigns a buffer reads it in place, through its output (schedule.py).
+    if (auto at = next_writer_.find(buf); at != next_writer_.end()) {
+      auto out = std::find(outputs.begin(), outputs.end(), at->second);
+      if (out != outputs.end()) {
+        ShapeTracker simple = st.simplify();
+        bool ok = simple.contiguous();
+        if (!ok && simple.views.size() == 1 && simple.views[0].mask) {
+          const auto& mask = *simple.views[0].mask;
+          ok = ShapeTracker::from_shape(simple.shape()).shrink(mask) == simple.shrink(mask);
+        }
+        check(ok, "RuntimeError",
+              "self operand of augmented assign must be contiguous. help: consider using .contiguous(): "
+              "a += a.T -> a += a.T.contiguous()");
+        return LazyOp::make(Op::LOAD, {}, MemBuffer{int(out - outputs.begin()), node.dtype, simple});
+      }
+    }
     auto it = std::find(inputs.begin(), inputs.end(), buf);
     if (it == inputs.end()) it = inputs.insert(inputs.end(), buf);
     int idx = int(outputs.size() + (it - inputs.begin()));
     return LazyOp::make(Op::LOAD, {}, MemBuffer{idx, node.dtype, st.simplify()});
   }
-  if (node.op == Op::CONTIGUOUS) return recursive_lazyop(node.srcs[0], st, outputs, inputs, cache);
+  if (node.op == Op::CONTIGUOUS || node.op == Op::ASSIGN)
+    return recursive_lazyop(node.srcs[0], st, outputs, inputs, cache);
   if (is_reduce(node.op)) st = ShapeTracker::from_shape(n(node.srcs[0]).shape);
   std::vector<LazyOpPtr> srcs;
   for (NodeId s : node.srcs) srcs.push_back(recursive_lazyop(s, st, outputs, inputs, cache));
   LazyOpArg arg;
-  if (auto* d = std::get_if<DType>(&node.arg)) arg = *d;
-  else if (auto* a = std::get_if<Axes>(&node.arg)) arg = *a;
+  if (auto* d = std::get_if<DType>(&node.arg))
+    arg = *d;
+  else if (auto* a = std::get_if<Axes>(&node.arg))
+    arg = *a;
   LazyOpPtr ret = LazyOp::make(node.op, std::move(srcs), std::move(arg));
   cache[key] = ret;
   return ret;
@@ -285,12 +321,13 @@ PreItem Scheduler::schedule_group(const std::vector<NodeId>& group) {
   PreItem item;
   item.outputs = group;
   const LazyNode& first = n(group[0]);
-  check(first.op != Op::CUSTOM && first.op != Op::ASSIGN, "RuntimeError",
+  check(first.op != Op::CUSTOM, "RuntimeError",
         std::string("cannot schedule ") + std::string(op_name(first.op)) + " yet");
   for (size_t i = 0; i < group.size(); ++i) {
     NodeId out = group[i];
     auto rit = reduce_for_op_.find(out);
-    ShapeTracker output_st = ShapeTracker::from_shape(rit != reduce_for_op_.end() ? n(rit->second).shape : n(out).shape);
+    ShapeTracker output_st =
+        ShapeTracker::from_shape(rit != reduce_for_op_.end() ? n(rit->second).shape : n(out).shape);
     LopCache cache;
     LazyOpPtr lop = recursive_lazyop(out, output_st, group, item.inputs, cache);
     item.ast.push_back(LazyOp::make(Op::STORE, {lop}, MemBuffer{int(i), n(out).dtype, output_st.simplify()}));
@@ -298,7 +335,7 @@ PreItem Scheduler::schedule_group(const std::vector<NodeId>& group) {
   return item;
 }
 
-Schedule Scheduler::run(const Graph& graph, const std::vector<NodeId>& ids) {
+std::vector<PreItem> Scheduler::run() {
   for (NodeId o : outs_)
     if (!realized(o)) realizes_.insert(base(o));
   for (NodeId o : outs_) recurse_lb(base(o));
@@ -327,20 +364,26 @@ Schedule Scheduler::run(const Graph& graph, const std::vector<NodeId>& ids) {
     for (NodeId o : pre.back().outputs) target_of[o] = pre.size() - 1;
   }
 
-  // Kernels in breadth-first dependency order.
+  // Kernels in breadth-first dependency order: after the kernels they read, and before the
+  // kernel that writes the next version of a buffer they read (they must see this one); the
+  // versions of a buffer are written in order.
   std::vector<std::vector<size_t>> edges(pre.size());
   std::vector<int> in_degree(pre.size(), 0);
-  for (size_t k = 0; k < pre.size(); ++k) {
-    std::vector<size_t> parents;
-    for (NodeId x : pre[k].inputs)
-      if (auto it = target_of.find(x); it != target_of.end() &&
-                                         std::find(parents.begin(), parents.end(), it->second) == parents.end())
-        parents.push_back(it->second);
-    for (size_t p : parents) {
-      edges[p].push_back(k);
-      ++in_degree[k];
+  auto edge = [&](size_t from, size_t to) {
+    if (from == to || std::find(edges[from].begin(), edges[from].end(), to) != edges[from].end()) return;
+    edges[from].push_back(to);
+    ++in_degree[to];
+  };
+  for (size_t k = 0; k < pre.size(); ++k)
+    for (NodeId x : pre[k].inputs) {
+      if (auto it = target_of.find(x); it != target_of.end()) edge(it->second, k);
+      if (auto at = next_writer_.find(x); at != next_writer_.end())
+        if (auto it = target_of.find(at->second); it != target_of.end()) edge(k, it->second);
     }
-  }
+  for (const auto& [version, writer] : next_writer_)
+    if (auto a = target_of.find(version), b = target_of.find(writer);
+        a != target_of.end() && b != target_of.end())
+      edge(a->second, b->second);
   std::deque<size_t> queue;
   for (size_t k = 0; k < pre.size(); ++k)
     if (in_degree[k] == 0) queue.push_back(k);
@@ -353,48 +396,117 @@ Schedule Scheduler::run(const Graph& graph, const std::vector<NodeId>& ids) {
       if (--in_degree[c] == 0) queue.push_back(c);
   }
   check(order.size() == pre.size(), "RuntimeError", "cycle detected in graph");
+  std::vector<PreItem> ordered;
+  for (size_t k : order) ordered.push_back(std::move(pre[k]));
+  return ordered;
+}
 
-  // The buffer table: one buffer per realized base that a kernel touches, plus every input.
-  Schedule s;
-  std::unordered_map<NodeId, int> buffer_of;
-  auto buffer_for = [&](NodeId b) {
-    auto it = buffer_of.find(b);
-    if (it != buffer_of.end()) return it->second;
-    const LazyNode& node = n(b);
-    BufferInfo info{int(s.buffers.size()), node.dtype, prod(node.shape), BufferRole::Intermediate, "", {}};
+// The buffer table being built: one buffer per realized base a kernel touches. Inputs, states
+// and constants are shared by every phase; anything a kernel computes belongs to its phase
+// (init kernels do not run when states are loaded, so the step may not read their results).
+class BufferTable {
+public:
+  BufferTable(Schedule& s, const std::unordered_set<NodeId>& states) : s_(s), states_(states) {}
+  using Local = std::unordered_map<NodeId, int>;
+
+  int get(NodeId b, Local& local) {
+    const LazyGraph& g = lazy_graph();
+    if (g[b].op == Op::ASSIGN) b = g.base(g[b].srcs[1]); // writes its target in place
+    const LazyNode& node = g[b];
+    bool shared = node.op == Op::EMPTY || node.op == Op::COPY;
+    Local& map = shared ? shared_ : local;
+    if (auto it = map.find(b); it != map.end()) return it->second;
+    BufferInfo info{int(s_.buffers.size()), node.dtype, prod(node.shape), BufferRole::Intermediate, "", {}};
     if (node.op == Op::EMPTY && !node.name.empty()) {
-      info.role = BufferRole::Input;
+      info.role = states_.count(b) ? BufferRole::State : BufferRole::Input;
       info.name = node.name;
     } else if (node.op == Op::COPY) {
       info.role = BufferRole::Constant;
       info.data = node.data;
     }
-    s.buffers.push_back(info);
-    buffer_of[b] = info.id;
+    s_.buffers.push_back(info);
+    map[b] = info.id;
     return info.id;
-  };
-  for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    NodeId b = ids[graph.inputs[i].node];
-    s.inputs.push_back({graph.inputs[i].name, buffer_for(b), n(b).shape, n(b).dtype});
   }
-  for (size_t k : order) {
-    ScheduleKernel kernel;
-    kernel.ast = std::move(pre[k].ast);
-    for (NodeId o : pre[k].outputs) kernel.bufs.push_back(buffer_for(o));
-    for (NodeId x : pre[k].inputs) kernel.bufs.push_back(buffer_for(x));
-    s.kernels.push_back(std::move(kernel));
+  void add_kernels(std::vector<PreItem>& items, Local& local, bool init) {
+    for (PreItem& item : items) {
+      ScheduleKernel kernel;
+      kernel.ast = std::move(item.ast);
+      kernel.init = init;
+      for (NodeId o : item.outputs) kernel.bufs.push_back(get(o, local));
+      for (NodeId x : item.inputs) kernel.bufs.push_back(get(x, local));
+      s_.kernels.push_back(std::move(kernel));
+    }
   }
+
+private:
+  Schedule& s_;
+  const std::unordered_set<NodeId>& states_;
+  Local shared_;
+};
+
+} // namespace
+
+Schedule schedule_graph(const Graph& graph) {
+  std::vector<NodeId> ids = import_graph(graph);
+  const LazyGraph& g = lazy_graph();
+  Schedule s;
+  std::unordered_set<NodeId> state_nodes;
+  for (const GraphState& st : graph.states) state_nodes.insert(ids[st.node]);
+  BufferTable table(s, state_nodes);
+  BufferTable::Local none;
+  for (const GraphInput& in : graph.inputs) {
+    NodeId b = ids[in.node];
+    s.inputs.push_back({in.name, table.get(b, none), g[b].shape, g[b].dtype});
+  }
+
+  // Init phase, one state at a time in creation order (a state's first value may read an
+  // earlier state), each computed straight into the state's buffer.
+  for (const GraphState& st : graph.states) {
+    NodeId node = ids[st.node];
+    int buf = table.get(node, none);
+    s.states.push_back({st.name, buf, g[node].shape, g[node].dtype});
+    LazyBuffer init = LazyBuffer(ids[st.init]).contiguous();
+    if (init.is_unrealized_const() && init.size() == 0) continue; // nothing to compute
+    // Data that exists already (an input, a constant) is copied by a kernel of its own.
+    if (init.is_realized()) init = LazyBuffer(ids[st.init]).e(Op::CONTIGUOUS);
+    std::vector<PreItem> items = Scheduler({init.id()}).run();
+    BufferTable::Local local{{init.base().id(), buf}};
+    table.add_kernels(items, local, true);
+  }
+
+  // The step: the outputs, read back as Tensor.numpy() does (made contiguous first), and the
+  // assigns.
+  Scheduler::NextWriter next_writer;
+  std::unordered_map<NodeId, NodeId> last_version; // buffer -> its latest version so far
+  for (NodeId a : graph.assigns) {
+    NodeId target = g.base(g[ids[a]].srcs[1]);
+    auto [it, fresh] = last_version.emplace(target, target);
+    next_writer[it->second] = ids[a];
+    it->second = ids[a];
+  }
+  std::vector<NodeId> outs;
+  for (const GraphOutput& o : graph.outputs) {
+    LazyBuffer out = LazyBuffer(ids[o.node]).contiguous();
+    // An output of a version that a later assign overwrites needs a copy made before it.
+    if (next_writer.count(out.base().id())) out = LazyBuffer(ids[o.node]).e(Op::CONTIGUOUS);
+    outs.push_back(out.id());
+  }
+  for (NodeId a : graph.assigns) outs.push_back(ids[a]);
+  std::vector<PreItem> items = Scheduler(outs, next_writer).run();
+  BufferTable::Local local;
+  table.add_kernels(items, local, false);
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
-    NodeId o = outs_[i];
-    const LazyNode& node = n(o);
+    NodeId o = outs[i];
+    const LazyNode& node = g[o];
     int buf;
-    if (n(base(o)).op == Op::LOAD_CONST) {
+    if (g[g.base(o)].op == Op::LOAD_CONST) {
       // Only an empty tensor stays a constant after contiguous(): it needs memory, no kernel.
       check(prod(node.shape) == 0, "RuntimeError", "output '" + graph.outputs[i].name + "' was not realized");
       buf = int(s.buffers.size());
       s.buffers.push_back({buf, node.dtype, 0, BufferRole::Intermediate, "", {}});
     } else {
-      buf = buffer_for(base(o));
+      buf = table.get(g.base(o), local);
     }
     if (s.buffers[buf].role == BufferRole::Intermediate) {
       s.buffers[buf].role = BufferRole::Output;
@@ -403,16 +515,6 @@ Schedule Scheduler::run(const Graph& graph, const std::vector<NodeId>& ids) {
     s.outputs.push_back({graph.outputs[i].name, buf, node.shape, node.dtype});
   }
   return s;
-}
-
-} // namespace
-
-Schedule schedule_graph(const Graph& graph) {
-  std::vector<NodeId> ids = import_graph(graph);
-  // Outputs are read back as Tensor.numpy() does: made contiguous first.
-  std::vector<NodeId> outs;
-  for (const GraphOutput& o : graph.outputs) outs.push_back(LazyBuffer(ids[o.node]).contiguous().id());
-  return Scheduler(std::move(outs)).run(graph, ids);
 }
 
 } // namespace tg

@@ -9,20 +9,22 @@
 namespace tg {
 
 // Constant: data known at trace time (Tensor([1, 2, 3])), carried in the artifact.
-enum class BufferRole : uint8_t { Input, Output, Intermediate, Constant };
+// State: kept across runs of the program (Tensor.realize()); init kernels compute it first.
+enum class BufferRole : uint8_t { Input, Output, Intermediate, Constant, State };
 
 struct BufferInfo {
   int id;
   DType dtype;
   int64_t size; // elements
   BufferRole role;
-  std::string name; // input/output name; "" for intermediates
+  std::string name;          // input/output/state name; "" for intermediates
   std::vector<uint8_t> data; // Constant only: the initial contents, size * itemsize bytes
 };
 
 struct ScheduleKernel {
   std::vector<LazyOpPtr> ast; // STORE roots; MemBuffer idx i refers to bufs[i]
   std::vector<int> bufs;      // BufferInfo ids: outputs first, then inputs
+  bool init = false;          // computes a state's first value: skipped when states are loaded
 };
 
 struct NamedBuffer {
@@ -37,6 +39,7 @@ struct Schedule {
   std::vector<ScheduleKernel> kernels;
   std::vector<NamedBuffer> inputs;
   std::vector<NamedBuffer> outputs;
+  std::vector<NamedBuffer> states; // in the graph's order; init kernels come first
 };
 
 Schedule schedule_graph(const Graph& graph);

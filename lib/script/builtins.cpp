@@ -432,7 +432,8 @@ void register_pipeline(Registry& r) {
         DType dt = to_dtype(a[2]).value_or(DType::Float32);
         bool rg = truthy(a[3]);
         Tensor t = Tensor::placeholder(name, shape, dt, rg);
-        in.inputs.push_back({name, t, rg});
+        // A handle of its own: an assign() to the script's tensor must not move the input.
+        in.inputs.push_back({name, Tensor(t.lazydata()), rg});
         return Value::tensor(t);
       });
   r.function(
@@ -446,8 +447,28 @@ void register_pipeline(Registry& r) {
           raise("TypeError",
                 "output '" + name + "' must be a Tensor, a number or a list, not '" + type_name(a[1]) + "'");
         Value t = a[1].kind == VKind::Tensor ? a[1] : tensor_from_data(a[1], std::nullopt, std::nullopt);
-        in.outputs.emplace_back(name, t.t());
+        // The value now, as the oracle's t.numpy() at this call: a later assign() does not change it.
+        in.outputs.emplace_back(name, Tensor(t.t().lazydata()));
         return Value();
+      });
+  r.function(
+      "state", "name_or_dict, tensor=None", +[](Interp&, Args& a) {
+        // state(name, t) / state({name: t, ...}): t.realize() under that name (a no-op on
+        // an input or a tensor that already is a state).
+        auto one = [](const std::string& name, const Value& v) {
+          if (v.kind != VKind::Tensor)
+            raise("TypeError", "state '" + name + "' must be a Tensor, not '" + type_name(v) + "'");
+          v.t().realize(name);
+        };
+        if (a[0].kind == VKind::Dict) {
+          if (!a[1].is_none()) raise("TypeError", "state() takes a dict or a name and a tensor");
+          for (auto& [k, v] : a[0].as<script::DictObj>().items) one(k, v);
+          return Value();
+        }
+        if (a[0].kind != VKind::Str)
+          raise("TypeError", "state() name must be a str, not '" + type_name(a[0]) + "'");
+        one(a[0].s(), a[1]);
+        return a[1];
       });
 }
 

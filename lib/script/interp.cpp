@@ -132,7 +132,8 @@ const Registry& registry() {
     auto* reg = new Registry();
     register_builtins(*reg);
     register_tensor(*reg);
-    register_state(*reg); // last: it adds nn.state to an `nn` module registered before it
+    register_state(*reg); // after register_tensor: it adds nn.state to the `nn` module
+    register_optim(*reg); // and nn.optim
     return reg;
   }();
   return *r;
@@ -343,6 +344,12 @@ void Interp::assign(const Node* t, const Value& v) {
   }
   case NK::Attr: {
     Value obj = eval(t->kids[0].get());
+    if (obj.kind == VKind::Tensor && sym_name(t->sym) == "grad") {
+      if (!v.is_none() && v.kind != VKind::Tensor)
+        raise("TypeError", "grad must be a Tensor or None, not '" + type_name(v) + "'");
+      obj.t().set_grad(v.is_none() ? nullptr : std::make_shared<Tensor>(v.t()));
+      return;
+    }
     if (obj.kind == VKind::Tensor && sym_name(t->sym) == "requires_grad") {
       if (v.is_none())
         obj.t().set_requires_grad(std::nullopt);
@@ -356,7 +363,7 @@ void Interp::assign(const Node* t, const Value& v) {
       return;
     }
     if (obj.kind == VKind::Module && obj.as<ModuleObj>().instance) {
-      obj.as<ModuleObj>().attrs[t->sym] = v;
+      obj.as<ModuleObj>().set_attr(t->sym, v);
       return;
     }
     raise("AttributeError",
@@ -392,7 +399,7 @@ void Interp::aug_assign(const Node* s) {
              s->op != PyOp::BitAnd && s->op != PyOp::BitOr) {
     // Tensor.__iadd__ & co: self.assign(...), which mutates the object every alias sees.
     Value r = binary(s->op, cur, rhs);
-    cur.t() = r.t();
+    cur.t().assign(Operand(r.t()));
     result = cur;
   } else {
     result = binary(s->op, cur, rhs);
@@ -411,7 +418,7 @@ void Interp::aug_assign(const Node* s) {
     items.at(size_t(i)) = result;
   } else {
     if (obj.kind == VKind::Module && obj.as<ModuleObj>().instance) {
-      obj.as<ModuleObj>().attrs[t->sym] = result;
+      obj.as<ModuleObj>().set_attr(t->sym, result);
       return;
     }
     raise("AttributeError",

@@ -65,6 +65,13 @@ struct ModuleObj : Object {
   // An object instance (an nn layer): attributes assignable, `obj(...)` calls call_self.
   bool instance = false;
   Value (*call_self)(Interp&, const Value& self, CallArgs& args) = nullptr;
+  // An instance's methods (obj.step()), bound to the instance on attribute access.
+  const std::unordered_map<Sym, const Builtin*>* methods = nullptr;
+  // An instance's attributes in assignment order (Python's __dict__ order: state dicts use it).
+  std::vector<Sym> order;
+  void set_attr(Sym name, Value v) {
+    if (attrs.insert_or_assign(name, std::move(v)).second) order.push_back(name);
+  }
 };
 
 // Methods and properties per value kind, and the global builtins. Built once.
@@ -85,6 +92,7 @@ void register_builtins(Registry& r); // builtins.cpp
 void register_tensor(Registry& r);   // tensor_bindings.cpp
 void register_state(Registry& r);    // state_bindings.cpp: dict methods, nn.state
 void register_nn(Registry& r);       // nn_bindings.cpp
+void register_optim(Registry& r);    // optim_bindings.cpp: nn.optim
 
 struct RecordedInput {
   std::string name;
@@ -110,7 +118,7 @@ public:
   std::vector<RecordedInput> inputs;
   std::vector<std::pair<std::string, Tensor>> outputs;
   void define_global(const std::string& name, Value v); // a builtin-level name (`args`)
-  std::optional<Value> last_expression; // module-level expression statement values (not None)
+  std::optional<Value> last_expression;                 // module-level expression statement values (not None)
 
 private:
   enum class Flow { Normal, Return, Break, Continue };

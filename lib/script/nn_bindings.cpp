@@ -35,7 +35,7 @@ std::shared_ptr<ModuleObj> instance(const char* name, Value (*call)(Interp&, con
   m->call_self = call;
   return m;
 }
-void set(ModuleObj& m, const char* name, Value v) { m.attrs[intern(name)] = std::move(v); }
+void set(ModuleObj& m, const char* name, Value v) { m.set_attr(intern(name), std::move(v)); }
 const Value& get(const ModuleObj& m, const char* name) {
   auto it = m.attrs.find(intern(name));
   if (it == m.attrs.end()) raise("AttributeError", "'" + m.name + "' object has no attribute '" + name + "'");

@@ -558,6 +558,13 @@ Value Interp::get_attr(const Value& obj, Sym name) {
   if (obj.kind == VKind::Module) {
     auto& m = obj.as<ModuleObj>();
     if (auto it = m.attrs.find(name); it != m.attrs.end()) return it->second;
+    if (m.methods)
+      if (auto it = m.methods->find(name); it != m.methods->end()) {
+        auto bound = std::make_shared<MethodObj>();
+        bound->self = obj;
+        bound->fn = it->second;
+        return Value::of(VKind::Method, std::move(bound));
+      }
     if (m.instance)
       raise("AttributeError", "'" + m.name + "' object has no attribute '" + sym_name(name) + "'");
     if (m.name == "Tensor" || m.name == "dtypes")

@@ -192,11 +192,7 @@ void state_dict_of(const Value& obj, const std::string& prefix,
   case VKind::Module: {
     auto& m = obj.as<ModuleObj>();
     if (!m.instance) return;
-    // attributes are not kept in assignment order: by name
-    std::vector<std::pair<std::string, Value>> attrs;
-    for (auto& [s, v] : m.attrs) attrs.emplace_back(sym_name(s), v);
-    std::sort(attrs.begin(), attrs.end(), [](auto& x, auto& y) { return x.first < y.first; });
-    for (auto& [k, v] : attrs) state_dict_of(v, prefix + k + ".", out);
+    for (Sym s : m.order) state_dict_of(m.attrs.at(s), prefix + sym_name(s) + ".", out);
     return;
   }
   default:
@@ -245,7 +241,7 @@ Value load_state_dict(Interp&, Args& a) {
                                     for (int64_t d : x.shape()) s.push_back(Value::integer(d));
                                     return s;
                                   }())));
-    dst = Tensor(x.lazydata(), dst.requires_grad());
+    dst.replace(x); // the same tensor object: an optimizer holding it sees the new value
     if (consume) {
       auto& items = sd.items;
       items.erase(std::find_if(items.begin(), items.end(), [&](auto& p) { return p.first == k; }));

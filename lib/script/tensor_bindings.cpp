@@ -391,6 +391,30 @@ void register_methods(Registry& r) {
         return a[1].is_none() ? shape : in.subscript(shape, a[1]);
       });
 
+  // state: realize() makes a tensor a buffer of the program that outlives a run
+  m(
+      "realize", "self, *lst, do_update_stats=True", +[](Interp&, Args& a) {
+        Tensor(self(a)).realize(); // a copy of the handle: the same tensor
+        for (const Value& v : a[1].items()) {
+          if (v.kind != VKind::Tensor)
+            raise("AttributeError", "'" + type_name(v) + "' object has no attribute 'lazydata'");
+          v.t().realize();
+        }
+        return a[0];
+      });
+  m(
+      "assign", "self, x", +[](Interp&, Args& a) {
+        Tensor(self(a)).assign(to_operand(a[1]));
+        return a[0];
+      });
+  m(
+      "replace", "self, x", +[](Interp&, Args& a) {
+        if (a[1].kind != VKind::Tensor)
+          raise("AttributeError", "'" + type_name(a[1]) + "' object has no attribute 'requires_grad'");
+        Tensor(self(a)).replace(a[1].t());
+        return a[0];
+      });
+
   // autograd
   m(
       "backward", "self", +[](Interp&, Args& a) {

@@ -13,7 +13,8 @@
 namespace tg {
 
 ScriptError::ScriptError(std::string file, int line, std::string kind, std::string message)
-    : std::runtime_error(file + ":" + std::to_string(line) + ": " + kind + ": " + message),
+    : std::runtime_error(file + ":" + std::to_string(line) + ": " + kind +
+                         (message.empty() ? "" : ": " + message)),
       file_(std::move(file)), line_(line), kind_(std::move(kind)), message_(std::move(message)) {}
 
 namespace {
@@ -26,6 +27,9 @@ using script::VKind;
 ScriptResult evaluate(const std::string& source, const std::string& filename, const ScriptOptions& options) {
   try {
     script::Program program = script::parse_program(source);
+    // States and assigns belong to one script: forget a previous script's.
+    lazy_graph().states.clear();
+    lazy_graph().assigns.clear();
     Interp in(options.print_stream ? *options.print_stream : std::cerr, options.recursion_limit);
     std::vector<std::pair<std::string, Value>> args;
     for (auto& [k, v] : options.args) {
@@ -107,7 +111,7 @@ Graph trace_script(const std::string& source, const std::string& filename, const
   for (auto& [name, t] : r.outputs) outputs.emplace_back(name, t.lazydata());
   std::vector<GraphInput> inputs;
   for (auto& i : r.inputs) inputs.push_back(GraphInput{i.name, i.tensor.lazydata().id(), i.requires_grad});
-  return extract_graph(outputs, inputs);
+  return extract_graph(outputs, inputs, /*effects=*/true);
 }
 
 } // namespace tg

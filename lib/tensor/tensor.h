@@ -22,7 +22,7 @@ struct Function; // autograd context (function.h)
 constexpr int64_t kKeepDim = std::numeric_limits<int64_t>::min();
 
 using Padding = std::vector<std::optional<std::pair<int64_t, int64_t>>>; // None = no change
-using AxisArg = std::optional<std::vector<int>>;                        // nullopt = all axes
+using AxisArg = std::optional<std::vector<int>>;                         // nullopt = all axes
 
 // One entry of a __getitem__ index tuple.
 struct Index {
@@ -30,12 +30,26 @@ struct Index {
   int64_t i = 0;
   std::optional<int64_t> start, stop, step; // Slice; nullopt = Python None
   std::shared_ptr<Tensor> tensor;           // Tensor (lists are converted to tensors first)
-  static Index integer(int64_t v) { Index x; x.kind = Kind::Int; x.i = v; return x; }
+  static Index integer(int64_t v) {
+    Index x;
+    x.kind = Kind::Int;
+    x.i = v;
+    return x;
+  }
   static Index slice(std::optional<int64_t> a, std::optional<int64_t> b, std::optional<int64_t> c) {
-    Index x; x.kind = Kind::Slice; x.start = a; x.stop = b; x.step = c; return x;
+    Index x;
+    x.kind = Kind::Slice;
+    x.start = a;
+    x.stop = b;
+    x.step = c;
+    return x;
   }
   static Index none() { return Index{}; }
-  static Index ellipsis() { Index x; x.kind = Kind::Ellipsis; return x; }
+  static Index ellipsis() {
+    Index x;
+    x.kind = Kind::Ellipsis;
+    return x;
+  }
   static Index of_tensor(const Tensor& t);
 };
 
@@ -87,14 +101,18 @@ public:
   static Tensor rand(const Shape& shape, std::optional<DType> dtype = std::nullopt);
   static Tensor randn(const Shape& shape, std::optional<DType> dtype = std::nullopt);
   static Tensor randint(const Shape& shape, int64_t low = 0, int64_t high = 10);
-  static Tensor normal(const Shape& shape, double mean = 0.0, double std = 1.0, std::optional<DType> dtype = std::nullopt);
-  static Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0, std::optional<DType> dtype = std::nullopt);
+  static Tensor normal(const Shape& shape, double mean = 0.0, double std = 1.0,
+                       std::optional<DType> dtype = std::nullopt);
+  static Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0,
+                        std::optional<DType> dtype = std::nullopt);
   // Added: randint's dtype keyword (TypeError unless an int dtype) and the initializers.
   static Tensor randint(const Shape& shape, int64_t low, int64_t high, DType dtype);
   static Tensor scaled_uniform(const Shape& shape, std::optional<DType> dtype = std::nullopt);
   static Tensor glorot_uniform(const Shape& shape, std::optional<DType> dtype = std::nullopt);
-  static Tensor kaiming_uniform(const Shape& shape, double a = 0.01, std::optional<DType> dtype = std::nullopt);
-  static Tensor kaiming_normal(const Shape& shape, double a = 0.01, std::optional<DType> dtype = std::nullopt);
+  static Tensor kaiming_uniform(const Shape& shape, double a = 0.01,
+                                std::optional<DType> dtype = std::nullopt);
+  static Tensor kaiming_normal(const Shape& shape, double a = 0.01,
+                               std::optional<DType> dtype = std::nullopt);
 
   // --- properties ---
   const LazyBuffer& lazydata() const;
@@ -109,12 +127,13 @@ public:
   std::optional<bool> requires_grad() const;
   void set_requires_grad(std::optional<bool> v);
   std::shared_ptr<Tensor> grad() const;
+  void set_grad(std::shared_ptr<Tensor> g);                     // `t.grad = None` (nullptr) or a tensor
   bool same(const Tensor& o) const { return impl_ == o.impl_; } // Python `is`
 
   // --- movement ---
   Tensor reshape(const Shape& shape) const; // -1 infers, kKeepDim keeps
   Tensor view(const Shape& shape) const { return reshape(shape); }
-  Tensor expand(const Shape& shape) const;  // -1 / kKeepDim keep
+  Tensor expand(const Shape& shape) const; // -1 / kKeepDim keep
   Tensor permute(const std::vector<int>& order) const;
   Tensor flip(const std::vector<int>& axis) const;
   Tensor shrink(const Padding& arg) const;
@@ -141,7 +160,8 @@ public:
   Tensor gather(int dim, const Tensor& index) const;
 
   // --- reductions ---
-  Tensor sum(const AxisArg& axis = std::nullopt, bool keepdim = false, std::optional<DType> acc_dtype = std::nullopt) const;
+  Tensor sum(const AxisArg& axis = std::nullopt, bool keepdim = false,
+             std::optional<DType> acc_dtype = std::nullopt) const;
   Tensor max(const AxisArg& axis = std::nullopt, bool keepdim = false) const;
   Tensor min(const AxisArg& axis = std::nullopt, bool keepdim = false) const;
   Tensor mean(const AxisArg& axis = std::nullopt, bool keepdim = false) const;
@@ -217,12 +237,12 @@ public:
   Tensor clip(double min_, double max_) const;
   // Added: bounds as Python scalars or tensors (clip(1, 3) on an int tensor stays int).
   Tensor clip(const Operand& min_, const Operand& max_) const;
-  Tensor lt(const Operand& x) const;     // <
-  Tensor gt(const Operand& x) const;     // >
-  Tensor ge(const Operand& x) const;     // >=
-  Tensor le(const Operand& x) const;     // <=
-  Tensor ne(const Operand& x) const;     // !=
-  Tensor eq(const Operand& x) const;     // ==
+  Tensor lt(const Operand& x) const; // <
+  Tensor gt(const Operand& x) const; // >
+  Tensor ge(const Operand& x) const; // >=
+  Tensor le(const Operand& x) const; // <=
+  Tensor ne(const Operand& x) const; // !=
+  Tensor eq(const Operand& x) const; // ==
 
   // --- dtype ---
   Tensor cast(DType dtype) const;
@@ -235,6 +255,17 @@ public:
   // --- autograd (issue: autograd and training) ---
   Tensor detach() const;
   Tensor& backward();
+
+  // --- state (tensor_state.cpp) ---
+  // Nothing runs at trace time, so realize() means: from here on this tensor is a state buffer
+  // of the program (named `name`, else "state.N"), whose first value is what it was; tg-run
+  // keeps it across steps and can load/save it. A no-op on an input or a state.
+  Tensor& realize(const std::string& name = "");
+  bool is_state() const; // a state's placeholder, or an ASSIGN into one
+  // tensor.py's replace and assign: assign into a state (or the ASSIGN that last wrote one)
+  // becomes an ASSIGN the program performs; into anything else it is replace().
+  Tensor& replace(const Tensor& x);
+  Tensor& assign(const Operand& x);
 
   // --- nn functional (issue 3): tensor.py 0.9.1's linear .. sparse_categorical_crossentropy,
   // pooling, convolutions, einsum and multinomial (tensor_nn.cpp) ---

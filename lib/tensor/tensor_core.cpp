@@ -31,6 +31,7 @@ int64_t Tensor::len() const {
 std::optional<bool> Tensor::requires_grad() const { return impl_->requires_grad; }
 void Tensor::set_requires_grad(std::optional<bool> v) { impl_->requires_grad = v; }
 std::shared_ptr<Tensor> Tensor::grad() const { return impl_->grad; }
+void Tensor::set_grad(std::shared_ptr<Tensor> g) { impl_->grad = std::move(g); }
 
 Tensor Tensor::detach() const { return Tensor(lazydata(), false); }
 

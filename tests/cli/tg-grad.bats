@@ -43,7 +43,7 @@ PRODUCT=$'x = input("x", (2, 3))\nw = input("w", (3,))\noutput("loss", (x * x * 
   tg-trace p.tg -o g.bin
   run_split tg-grad --wrt z g.bin -o out.bin
   [ "$status" -eq 1 ]
-  expect_eq "$err" "tg-grad: no input named 'z'"
+  expect_eq "$err" "tg-grad: no input or state named 'z'"
   [ ! -e out.bin ]
 }
 

@@ -212,3 +212,63 @@ cache_files() { find "$1" -type f 2>/dev/null | sort; }
   HOME="$BATS_TEST_TMPDIR/home" tg-run p.bin >/dev/null
   [ -n "$(cache_files "$BATS_TEST_TMPDIR/home/.cache/tg")" ]
 }
+
+# A state counted up by one per step, and a loss output.
+COUNTER=$'c = Tensor.zeros(3).contiguous().realize()\nc += 1\noutput("loss", c.sum())\noutput("c", c)'
+
+@test "tg-run --steps runs the step N times over the same states" {
+  program "$COUNTER"
+  run_split tg-run p.bin --steps 5 --out-dir res
+  [ "$status" -eq 0 ]
+  need_python
+  expect_eq "$(npy_eval res/c.npy "a.tolist()")" "[5.0, 5.0, 5.0]"
+}
+
+@test "tg-run --steps prints a progress line with the loss to stderr" {
+  program "$COUNTER"
+  run_split tg-run p.bin --steps 4 --log-every 2
+  [ "$status" -eq 0 ]
+  expect_eq "$(printf '%s\n' "$err" | sed 's/ (.*//')" $'tg-run: step 2/4 loss 6.\ntg-run: step 4/4 loss 12.'
+  expect_contains "$out" "loss: shape=() dtype=float32"
+}
+
+@test "tg-run --save-state then --load-state continues where it stopped" {
+  need_python
+  program "$COUNTER"
+  run_split tg-run p.bin --steps 2 --save-state s.safetensors
+  [ "$status" -eq 0 ]
+  run_split tg-run p.bin --steps 3 --load-state s.safetensors --save-state s.safetensors --out-dir res
+  [ "$status" -eq 0 ]
+  expect_eq "$(npy_eval res/c.npy 'a.tolist()')" "[5.0, 5.0, 5.0]"
+  expect_eq "$("$PYTHON" -c 'from safetensors.numpy import load_file; print({k: v.tolist() for k, v in load_file("s.safetensors").items()})')" "{'state.0': [5.0, 5.0, 5.0]}"
+}
+
+@test "tg-run --load-state errors name the file and the state" {
+  program "$COUNTER"
+  run_split tg-run p.bin --load-state nope.safetensors
+  [ "$status" -eq 1 ]
+  expect_one_line_error tg-run "$err"
+  expect_contains "$err" "nope.safetensors"
+  program $'c = Tensor.zeros(2).contiguous().realize()\nc += 1\noutput("c", c)'
+  cp p.bin two.bin
+  program "$COUNTER"
+  run_split tg-run p.bin --save-state s.safetensors
+  run_split tg-run two.bin --load-state s.safetensors
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-run: --load-state s.safetensors: state 'state.0': expected shape (2,), got (3,)"
+}
+
+@test "tg-run refuses state files for a program without states" {
+  program "$MATMUL"
+  run_split tg-run p.bin --save-state s.safetensors
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-run: the program has no states to load or save (a script makes one with realize())"
+  [ ! -e s.safetensors ]
+}
+
+@test "tg-run --loss must name an output" {
+  program "$COUNTER"
+  run_split tg-run p.bin --steps 2 --loss nope
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-run: no output named 'nope' for --loss"
+}

@@ -186,6 +186,13 @@ def run_oracle(snip: Snippet) -> OracleResult:
         last[:] = [v]
         return v
 
+    def state(name_or_dict, tensor=None):
+        # tg's state(): realize() under a name; the name only matters to tg-run's state files
+        ts = list(name_or_dict.values()) if isinstance(name_or_dict, dict) else [tensor]
+        for t in ts:
+            t.realize()
+        return None if isinstance(name_or_dict, dict) else tensor
+
     if snip.setup is not None:
         try:
             exec(compile(snip.setup, f"{snip.path} (setup)", "exec"),
@@ -201,7 +208,7 @@ def run_oracle(snip: Snippet) -> OracleResult:
         res.harness_error = f"not valid Python: {e}"
         return res
     env = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "math": math, "input": input_, "args": {"work": str(snip.work)},
-           "output": output, "__tg_expr__": expr, "__name__": "__tg__"}
+           "output": output, "state": state, "__tg_expr__": expr, "__name__": "__tg__"}
     Tensor.training = False
     Tensor.no_grad = False
     try:
@@ -250,7 +257,8 @@ class _Harness(Exception):
 
 # -------------------------------------------------------------------------------------- tg
 
-TG_ERROR = re.compile(r"^tg-trace: .*?:(\d+): ([A-Za-z_][A-Za-z0-9_.]*): (.*)$", re.S)
+# An empty message prints as Python does: the type alone ("AssertionError").
+TG_ERROR = re.compile(r"^tg-trace: .*?:(\d+): ([A-Za-z_][A-Za-z0-9_.]*)(?:: (.*))?$", re.S)
 
 
 def run_pipeline(snip: Snippet, oracle: OracleResult, bindir: Path):
@@ -324,7 +332,7 @@ def compare(snip: Snippet, oracle: OracleResult, bindir: Path) -> str | None:
         m = TG_ERROR.match(err.strip()) if name == "tg-trace" else None
         if not m:
             return f"tinygrad raises {want}; {name} exited {rc}: {first_line(err)}"
-        got_line, got_type, got_msg = int(m.group(1)), m.group(2), m.group(3).strip()
+        got_line, got_type, got_msg = int(m.group(1)), m.group(2), (m.group(3) or "").strip()
         if (got_type, got_msg) != (etype, emsg.strip()):
             return f"tinygrad raises {etype}: {emsg}; tg-trace says {got_type}: {got_msg}"
         if eline is not None and got_line != eline:

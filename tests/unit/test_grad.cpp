@@ -65,6 +65,6 @@ TEST(Grad, input_that_does_not_reach_the_loss_is_an_error) {
 TEST(Grad, unknown_names_are_errors) {
   Tensor x = Tensor::placeholder("gx5", {3});
   Graph g = graph_of({{"loss", x.sum()}}, {x});
-  EXPECT_EQ(error_of([&] { gradient_graph(g, {"nope"}); }), "ValueError: no input named 'nope'");
+  EXPECT_EQ(error_of([&] { gradient_graph(g, {"nope"}); }), "ValueError: no input or state named 'nope'");
   EXPECT_EQ(error_of([&] { gradient_graph(g, {"gx5"}, "nope"); }), "ValueError: no output named 'nope'");
 }

@@ -310,7 +310,7 @@ TEST(Artifact, special_floats_survive_both_forms) {
 TEST(ArtifactJson, graph_has_format_version_and_readable_fields) {
   rapidjson::Document doc = parse_json(write_graph(sample_graph(), true));
   EXPECT_STREQ(doc["format"].GetString(), "tg-graph");
-  EXPECT_EQ(doc["version"].GetInt(), 1);
+  EXPECT_EQ(doc["version"].GetInt(), 2);
   const auto& nodes = doc["nodes"];
   ASSERT_TRUE(nodes.IsArray());
   EXPECT_STREQ(nodes[0]["op"].GetString(), "LoadOps.EMPTY");
@@ -374,7 +374,8 @@ TEST(ArtifactJson, has_no_cereal_bookkeeping_and_no_bare_nan) {
   }
 }
 TEST(ArtifactJson, fields_may_come_in_any_order) {
-  std::string json = R"({"outputs": [{"node": 0, "name": "y"}], "version": 1, "inputs": [],
+  std::string json =
+      R"({"outputs": [{"node": 0, "name": "y"}], "version": 2, "inputs": [], "assigns": [], "states": [],
     "nodes": [{"st": {"views": [{"shape": [2], "strides": [1], "offset": 0, "mask": [[0, 1]],
       "contiguous": false}]}, "arg": {"const": {"value": 2, "kind": "float"}}, "op": "LoadOps.CONST",
       "dtype": "float16", "shape": [2], "src": [], "name": "", "data": ""}], "format": "tg-graph"})";
@@ -450,13 +451,19 @@ TEST(ArtifactKinds, garbage_is_not_a_tg_artifact) {
 }
 TEST(ArtifactKinds, a_newer_version_is_refused) {
   std::string binary = write_graph(sample_graph());
-  binary[6] = 2;
-  EXPECT_EQ(error_of([&] { read_graph(binary); }), "graph artifact version 2 is newer than this tool (1)");
+  binary[6] = 3;
+  EXPECT_EQ(error_of([&] { read_graph(binary); }), "graph artifact version 3 is newer than this tool (2)");
   std::string json = write_schedule(sample_schedule(), true);
-  size_t at = json.find("\"version\": 1");
+  size_t at = json.find("\"version\": 2");
   json.replace(at, 12, "\"version\": 7");
   EXPECT_EQ(error_of([&] { read_schedule(json); }),
-            "schedule artifact version 7 is newer than this tool (1)");
+            "schedule artifact version 7 is newer than this tool (2)");
+}
+TEST(ArtifactKinds, an_older_version_is_refused_with_a_hint) {
+  std::string binary = write_program(sample_program());
+  binary[6] = 1;
+  EXPECT_EQ(error_of([&] { read_program(binary); }),
+            "program artifact version 1 is older than this tool reads (2); run the earlier tools again");
 }
 TEST(ArtifactDamage, every_truncation_of_a_binary_artifact_is_an_error) {
   for (ArtifactKind kind : kKinds) {
@@ -499,7 +506,7 @@ TEST(ArtifactDamage, a_huge_length_is_refused_before_allocating) {
       full.substr(0, 11) + std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8) + full.substr(19);
   EXPECT_EQ(
       error_of([&] { read_graph(damaged); }),
-      "truncated or corrupt graph artifact: nodes: length 9223372036854775807 exceeds the 16 bytes left");
+      "truncated or corrupt graph artifact: nodes: length 9223372036854775807 exceeds the 32 bytes left");
 }
 TEST(ArtifactDamage, trailing_bytes_are_refused) {
   EXPECT_EQ(error_of([] { read_program(write_program(sample_program()) + "xx"); }),
