@@ -16,7 +16,7 @@ TG_PYTHON  ?= .venv/bin/python
 DEVICE  ?= CLANG
 SHELL   := /bin/bash
 
-.PHONY: all build demo test unit cli diff bench format clean
+.PHONY: all build demo train test unit cli diff bench format clean
 
 all: build
 
@@ -30,6 +30,9 @@ demo: build
 	@echo "tg-trace examples/demo.tg | tg-schedule | tg-codegen --device $(DEVICE) | tg-run --in x=examples/demo_x.npy"
 	@set -o pipefail; $(BIN)/tg-trace examples/demo.tg | $(BIN)/tg-schedule \
 	  | $(BIN)/tg-codegen --device $(DEVICE) | $(BIN)/tg-run --in x=examples/demo_x.npy
+
+train: build
+	@TG_BIN=$(BIN) TG_PYTHON=$(TG_PYTHON) bash examples/digits/train.sh $(STEPS)
 
 test: build
 	@BUILD=$(BUILD) TG_PYTHON=$(TG_PYTHON) bash scripts/test.sh all

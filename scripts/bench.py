@@ -4,8 +4,10 @@
     .venv/bin/python scripts/bench.py [--bin build/bin] [--n 1024]
 
 Prints, for a float32 N x N matmul: the kernel's GFLOP/s in tg, tinygrad and numpy, and the
-time from script to compiled kernels (cold compile cache) in tg and tinygrad. Timing lives
-here, never in pass/fail tests.
+time from script to compiled kernels (cold compile cache) in tg and tinygrad; then, for the
+digits training example (examples/digits/train.tg: a 64-128-10 MLP, full-batch Adam), the
+time per training step in tg (tg-run --steps), tinygrad (TinyJit) and numpy (hand-written
+forward, backward and Adam). Timing lives here, never in pass/fail tests.
 """
 import argparse, os, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -66,11 +68,81 @@ def tinygrad_matmul(n: int, repeat: int):
   return kernel_s, t_first - kernel_s
 
 
+def digits_data(work: Path):
+  subprocess.run([sys.executable, str(ROOT / "examples/digits/prepare.py"), str(work)], check=True, capture_output=True)
+  return np.load(work / "x_train.npy"), np.load(work / "y_train.npy")
+
+
+def tg_train(bindir: Path, work: Path, steps: int):
+  env = dict(os.environ, TG_CACHE_DIR=str(work / "cache"))
+  t0 = time.perf_counter()
+  subprocess.run(f"{bindir}/tg-trace {ROOT}/examples/digits/train.tg | {bindir}/tg-schedule | {bindir}/tg-codegen "
+                 f"-o {work}/train.prog", shell=True, check=True, env=env)
+  t_codegen = time.perf_counter() - t0
+  def run(n):
+    t0 = time.perf_counter()
+    subprocess.run([f"{bindir}/tg-run", f"{work}/train.prog", "--in", f"x={work}/x_train.npy", "--in",
+                    f"y={work}/y_train.npy", "--steps", str(n), "--out-dir", str(work / "out")],
+                   check=True, env=env, capture_output=True)
+    return time.perf_counter() - t0
+  t_first = run(1)  # compiles
+  t_many = run(steps + 1)
+  loss = float(np.load(work / "out" / "loss.npy"))
+  return (t_many - run(1)) / steps, t_codegen + t_first, loss
+
+
+def tinygrad_train(x_np, y_np, steps: int):
+  os.environ["CLANG"], os.environ["THREEFRY"] = "1", "1"
+  from tinygrad import Tensor, nn, TinyJit
+  Tensor.manual_seed(0)
+  model = [nn.Linear(64, 128), nn.Linear(128, 10)]
+  opt = nn.optim.Adam(nn.state.get_parameters(model), lr=0.01)
+  x, y = Tensor(x_np).realize(), Tensor(y_np).realize()
+  @TinyJit
+  def step():
+    Tensor.training = True
+    opt.zero_grad()
+    loss = model[1](model[0](x).relu()).sparse_categorical_crossentropy(y).backward()
+    opt.step()
+    return loss.realize()
+  t0 = time.perf_counter()
+  for _ in range(3): step()  # JIT capture
+  t_first = time.perf_counter() - t0
+  t0 = time.perf_counter()
+  for _ in range(steps - 2): loss = step()  # steps + 1 in all, as tg's
+  return (time.perf_counter() - t0) / (steps - 2), t_first, float(loss.numpy())
+
+
+def numpy_train(x, y, steps: int):
+  rng = np.random.default_rng(0)
+  w1, b1 = rng.uniform(-0.1, 0.1, (64, 128)).astype(np.float32), np.zeros(128, np.float32)
+  w2, b2 = rng.uniform(-0.1, 0.1, (128, 10)).astype(np.float32), np.zeros(10, np.float32)
+  params = [w1, b1, w2, b2]
+  m, v = [np.zeros_like(p) for p in params], [np.zeros_like(p) for p in params]
+  onehot = np.eye(10, dtype=np.float32)[y]
+  def step(t):
+    h = np.maximum(x @ w1 + b1, 0)
+    z = h @ w2 + b2
+    p = np.exp(z - z.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    dz = (p - onehot) / len(x)
+    dh = (dz @ w2.T) * (h > 0)
+    grads = [x.T @ dh, dh.sum(0), h.T @ dz, dz.sum(0)]
+    for i, (p_, g) in enumerate(zip(params, grads)):
+      m[i] = 0.9 * m[i] + 0.1 * g
+      v[i] = 0.999 * v[i] + 0.001 * g * g
+      p_ -= 0.01 * (m[i] / (1 - 0.9 ** t)) / (np.sqrt(v[i] / (1 - 0.999 ** t)) + 1e-8)
+  t0 = time.perf_counter()
+  for t in range(1, steps + 1): step(t)
+  return (time.perf_counter() - t0) / steps
+
+
 def main():
   ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   ap.add_argument("--bin", type=Path, default=ROOT / "build" / "bin")
   ap.add_argument("--n", type=int, default=1024)
   ap.add_argument("--repeat", type=int, default=3)
+  ap.add_argument("--steps", type=int, default=50, help="training steps timed")
   args = ap.parse_args()
   n, flop = args.n, 2 * args.n ** 3
   with tempfile.TemporaryDirectory() as d:
@@ -85,6 +157,19 @@ def main():
   print(f"  tg / tinygrad speed: {tiny_k / tg_k:.2f}x   tg / numpy speed: {np_k / tg_k:.3f}x")
   print("script to compiled kernel (cold cache)")
   print(f"  tg {tg_compile * 1e3:.0f} ms   tinygrad {tiny_compile * 1e3:.0f} ms   ratio {tiny_compile / tg_compile:.2f}x")
+
+  with tempfile.TemporaryDirectory() as d:
+    x, y = digits_data(Path(d))
+    tg_step, tg_first, tg_loss = tg_train(args.bin, Path(d), args.steps)
+  tiny_step, tiny_first, tiny_loss = tinygrad_train(x, y, args.steps)
+  np_step = numpy_train(x, y, args.steps)
+  print(f"digits MLP training, full-batch Adam ({args.steps} steps; loss after them: tg {tg_loss:.4f}, "
+        f"tinygrad {tiny_loss:.4f})")
+  for name, s in (("tg", tg_step), ("tinygrad", tiny_step), ("numpy", np_step)):
+    print(f"  {name:9s} {s * 1e3:9.3f} ms/step")
+  print(f"  tg / tinygrad speed: {tiny_step / tg_step:.2f}x   tg / numpy speed: {np_step / tg_step:.2f}x")
+  print(f"  script to first step done (cold cache): tg {tg_first * 1e3:.0f} ms   tinygrad {tiny_first * 1e3:.0f} ms "
+        "(3 steps: JIT capture)")
 
 
 if __name__ == "__main__":

@@ -36,12 +36,13 @@ else
   say "Debian packages: all present"
 fi
 
-# The test venv: numpy, tinygrad==0.9.1 and safetensors, only what the tests need.
+# The test venv: numpy, tinygrad==0.9.1 and safetensors (the oracle and its file formats), and
+# scikit-learn (its 8x8 digits are the training example's dataset).
 VENV="$ROOT/.venv"
 venv_ok() {
   [[ -x "$VENV/bin/python" ]] &&
     "$VENV/bin/python" - <<'PY' 2>/dev/null
-import importlib.metadata as md, numpy, tinygrad, safetensors
+import importlib.metadata as md, numpy, tinygrad, safetensors, sklearn
 assert md.version("tinygrad") == "0.9.1"
 PY
 }
@@ -54,8 +55,8 @@ else
     rm -rf "$VENV"
     python3 -m venv "$VENV"
   fi
-  say "installing numpy, tinygrad==0.9.1 and safetensors into .venv"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy tinygrad==0.9.1 safetensors
-  venv_ok || { say "the test venv is still not usable (import numpy, tinygrad, safetensors failed)" >&2; exit 1; }
+  say "installing numpy, tinygrad==0.9.1, safetensors and scikit-learn into .venv"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy tinygrad==0.9.1 safetensors scikit-learn
+  venv_ok || { say "the test venv is still not usable (import numpy, tinygrad, safetensors, sklearn failed)" >&2; exit 1; }
   say "test venv .venv: ready"
 fi

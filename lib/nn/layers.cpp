@@ -92,16 +92,19 @@ BatchNorm2d::BatchNorm2d(int64_t sz, double eps_, bool affine_, bool track, doub
 }
 Tensor BatchNorm2d::operator()(const Tensor& x) const {
   if (Tensor::training) {
-    if (track_running_stats)
-      throw Error(
-          "NotImplementedError",
-          "BatchNorm2d in training mode updates its running statistics with assign, which tg does not "
-          "support yet");
     std::vector<int> ax{0, 2, 3};
     Tensor batch_mean = x.mean(ax);
     Tensor y = x.sub(batch_mean.detach().reshape({1, -1, 1, 1}));
     Tensor batch_var = y.mul(y).mean(ax);
     Tensor batch_invstd = batch_var.add(eps).pow(-0.5);
+    if (track_running_stats) {
+      // The handles share the layer's tensors: the assigns update the layer's statistics.
+      Tensor rm = running_mean, rv = running_var, nbt = num_batches_tracked;
+      rm.assign(rm.mul(1 - momentum, true).add(batch_mean.detach().mul(momentum, true)));
+      double n = double(prod(y.shape())), unbiased = momentum * n / (n - double(y.shape()[1]));
+      rv.assign(rv.mul(1 - momentum, true).add(batch_var.detach().mul(unbiased, true)));
+      nbt.assign(nbt.add(1));
+    }
     return x.batchnorm(weight, bias, batch_mean, batch_invstd);
   }
   Tensor invstd = running_var.reshape({1, -1, 1, 1}).expand(x.shape()).add(eps).rsqrt();

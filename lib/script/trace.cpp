@@ -30,6 +30,7 @@ ScriptResult evaluate(const std::string& source, const std::string& filename, co
     // States and assigns belong to one script: forget a previous script's.
     lazy_graph().states.clear();
     lazy_graph().assigns.clear();
+    Tensor::begin_program();
     Interp in(options.print_stream ? *options.print_stream : std::cerr, options.recursion_limit);
     std::vector<std::pair<std::string, Value>> args;
     for (auto& [k, v] : options.args) {
@@ -41,6 +42,7 @@ ScriptResult evaluate(const std::string& source, const std::string& filename, co
     }
     in.define_global("args", script::make_dict(std::move(args)));
     in.run(program);
+    Tensor::end_program();
     ScriptResult result;
     for (auto& i : in.inputs) result.inputs.push_back({i.name, i.tensor, i.requires_grad});
     if (!in.outputs.empty()) {
@@ -111,7 +113,11 @@ Graph trace_script(const std::string& source, const std::string& filename, const
   for (auto& [name, t] : r.outputs) outputs.emplace_back(name, t.lazydata());
   std::vector<GraphInput> inputs;
   for (auto& i : r.inputs) inputs.push_back(GraphInput{i.name, i.tensor.lazydata().id(), i.requires_grad});
-  return extract_graph(outputs, inputs, /*effects=*/true);
+  Graph g = extract_graph(outputs, inputs, /*effects=*/true);
+  // The effects belong to this graph: a later graph built in this process starts without them.
+  lazy_graph().states.clear();
+  lazy_graph().assigns.clear();
+  return g;
 }
 
 } // namespace tg

@@ -98,6 +98,10 @@ public:
 
   // --- random (threefry, bit-exact with tinygrad 0.9.1 run with THREEFRY=1) ---
   static void manual_seed(int64_t seed = 0);
+  // A traced program's bounds: once it has states, random draws count from a state that
+  // end_program() advances, so each tg-run step draws new numbers (tinygrad's counter).
+  static void begin_program();
+  static void end_program();
   static Tensor rand(const Shape& shape, std::optional<DType> dtype = std::nullopt);
   static Tensor randn(const Shape& shape, std::optional<DType> dtype = std::nullopt);
   static Tensor randint(const Shape& shape, int64_t low = 0, int64_t high = 10);

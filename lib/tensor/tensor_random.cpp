@@ -13,6 +13,11 @@ namespace {
 struct RngState {
   int64_t seed = int64_t(std::time(nullptr)); // Tensor._seed
   uint32_t counter = 0;                       // Tensor._rng_counter's value
+  // Once the program has states (it is a step that tg-run may repeat), draws read the counter
+  // from the state "_rng_counter", which holds the trace-time counter at that point
+  // (step_base) on the first step and is advanced by the draws of each step.
+  std::optional<Tensor> step_counter;
+  uint32_t step_base = 0;
 };
 RngState& rng() {
   static RngState state;
@@ -33,6 +38,16 @@ void Tensor::manual_seed(int64_t seed) {
   rng().counter = 0;
 }
 
+void Tensor::begin_program() { rng().step_counter.reset(); }
+
+void Tensor::end_program() {
+  RngState& st = rng();
+  if (!st.step_counter) return;
+  uint32_t drawn = st.counter - st.step_base;
+  if (drawn != 0) st.step_counter->assign(st.step_counter->add(in(drawn)));
+  st.step_counter.reset();
+}
+
 Tensor Tensor::rand(const Shape& shape, std::optional<DType> dtype) {
   int64_t num = prod(shape);
   if (num == 0) return zeros(shape, dtype);
@@ -40,6 +55,13 @@ Tensor Tensor::rand(const Shape& shape, std::optional<DType> dtype) {
   int64_t half = py::ceildiv(num, 2);
   // _rng_counter is a realized one-element uint32 buffer in tinygrad; counts1 is realized too.
   Tensor counter = from_list({in(st.counter)}, {1}, DType::UInt32, false);
+  if (!lazy_graph().states.empty()) {
+    if (!st.step_counter) {
+      st.step_base = st.counter;
+      st.step_counter = Tensor(counter.lazydata(), false).realize("_rng_counter");
+    }
+    counter = st.step_counter->add(in(uint32_t(st.counter - st.step_base)));
+  }
   Tensor counts1 = arange(in(half), std::nullopt, in(1), DType::UInt32).add(counter).contiguous();
   Tensor counts2 = counts1.add(in(half));
   st.counter = uint32_t(st.counter + uint64_t(num));

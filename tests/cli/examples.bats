@@ -1,0 +1,33 @@
+#!/usr/bin/env bats
+# The examples: the digits training example end to end (short), and that stopping and going
+# on through a state file is the same as one longer run.
+load helpers
+
+need_sklearn() {
+  need_python
+  "$PYTHON" -c 'import sklearn' 2>/dev/null || skip "needs scikit-learn in $PYTHON (scripts/setup.sh)"
+}
+
+@test "examples/digits/train.sh reaches 95% test accuracy in 40 steps" {
+  need_sklearn
+  run_split env TG_BIN="$TG_BIN" DIGITS_DIR="$BATS_TEST_TMPDIR/d" TG_PYTHON="$PYTHON" bash "$ROOT/examples/digits/train.sh" 40
+  [ "$status" -eq 0 ]
+  expect_contains "$err" "tg-run: step 40/40 loss"
+  acc="$(npy_eval "$BATS_TEST_TMPDIR/d/eval/test_acc.npy" 'float(a)')"
+  "$PYTHON" -c "import sys; sys.exit(0 if $acc >= 0.95 else 1)" || { echo "test accuracy $acc < 0.95" >&2; return 1; }
+}
+
+@test "20 + 20 steps through --save-state/--load-state give the same weights as 40 steps" {
+  need_sklearn
+  "$PYTHON" "$ROOT/examples/digits/prepare.py" d >/dev/null
+  tg-trace "$ROOT/examples/digits/train.tg" | tg-schedule | tg-codegen -o train.bin
+  ins=(--in x=d/x_train.npy --in y=d/y_train.npy)
+  tg-run train.bin "${ins[@]}" --steps 40 --save-state once.safetensors --out-dir once 2>/dev/null
+  tg-run train.bin "${ins[@]}" --steps 20 --save-state twice.safetensors --out-dir first 2>/dev/null
+  tg-run train.bin "${ins[@]}" --steps 20 --load-state twice.safetensors --save-state twice.safetensors --out-dir twice 2>/dev/null
+  expect_eq "$(cmp once.safetensors twice.safetensors && echo same)" "same"
+  expect_eq "$(cmp once/loss.npy twice/loss.npy && echo same)" "same"
+  # the named weights are there for nn.state.load_state_dict
+  expect_eq "$("$PYTHON" -c 'from safetensors.numpy import load_file; print(sorted(k for k in load_file("once.safetensors") if not k.startswith("state.")))')" \
+    "['0.bias', '0.weight', '1.bias', '1.weight']"
+}
