@@ -124,7 +124,6 @@ Grads node_grads(NodeId id, const LazyBuffer& g) {
   std::vector<LazyBuffer> x;
   for (NodeId s : n.srcs) x.emplace_back(s);
   Grads out(x.size());
-  auto is_f = [&](size_t k) { return is_float(x[k].dtype()); };
   switch (n.op) {
   case Op::NEG:
     out[0] = g.e(Op::NEG);
@@ -144,8 +143,8 @@ Grads node_grads(NodeId id, const LazyBuffer& g) {
   case Op::LOG2:
     out[0] = mul(g, recip(mul(x[0], x[0].const_like(f(std::log(2.0))))));
     break;
-  case Op::CAST:
-    if (is_f(0)) out[0] = g.cast(x[0].dtype());
+  case Op::CAST: // function.py Cast.backward: the gradient cast back to the source dtype, int or not
+    out[0] = g.cast(x[0].dtype());
     break;
   case Op::ADD:
     out[0] = g, out[1] = g;
@@ -193,8 +192,8 @@ Grads node_grads(NodeId id, const LazyBuffer& g) {
   default:
     fail("RuntimeError", "tg-grad: no gradient rule for " + std::string(op_name(n.op)));
   }
-  for (size_t k = 0; k < out.size(); ++k)
-    if (out[k] && !is_float(x[k].dtype())) out[k].reset();
+  // As in tinygrad, gradients flow through int and bool tensors too: a CAST from a float target
+  // gives its int result an int gradient, and CAST's rule brings it back to float.
   return out;
 }
 

@@ -1,5 +1,7 @@
 // The Tensor API and dtypes as the script sees them: one table entry per tinygrad 0.9.1 name,
 // with its Python signature. Adding a method is one line here.
+#include <algorithm>
+
 #include "script/interp.h"
 
 namespace tg::script {
@@ -43,6 +45,50 @@ std::vector<Tensor> tensors(const Value& tuple) {
   std::vector<Tensor> r;
   for (auto& v : tuple.items()) r.push_back(to_tensor(v, "argument"));
   return r;
+}
+
+// Python's `a - b` and `-a` on int/float/bool numbers (ints stay ints, as the Python scalars
+// tinygrad's formulas compute with).
+Scalar py_sub(const Value& a, const Value& b, const char* what_a, const char* what_b) {
+  if (a.is_intlike() && b.is_intlike()) return Scalar::of_int(a.as_int() - b.as_int());
+  double x = to_double(a, what_a);
+  return Scalar::of_float(x - to_double(b, what_b));
+}
+Operand py_neg(const Value& v) {
+  if (v.kind == VKind::Tensor) return Operand(v.t().neg());
+  if (v.is_intlike()) return Operand(Scalar::of_int(-v.as_int()));
+  return Operand(Scalar::of_float(-to_double(v, "neg_slope")));
+}
+
+// tensor.py's _softmax(axis) with axis=None|int|tuple: (self - max, exp, sum of exp).
+struct SoftmaxParts {
+  Tensor m, e, ss;
+};
+SoftmaxParts softmax_parts(const Tensor& x, const Value& axis) {
+  AxisArg ax = to_axis(axis);
+  Tensor m = x.sub(x.max(ax, true));
+  Tensor e = m.exp();
+  return {m, e, e.sum(ax, true)};
+}
+
+// view(*shape) is reshape(shape): a tuple or list among the arguments is not unpacked (only
+// reshape's own argument is), so tinygrad 0.9.1 fails on it; these are its TypeErrors.
+void check_view_args(const Value& args) {
+  const auto& items = args.items();
+  const Value* seq = nullptr;
+  bool list = false;
+  for (auto& v : items)
+    if (v.is_seq()) {
+      if (!seq) seq = &v;
+      list = list || v.kind == VKind::List;
+    }
+  if (!seq) return;
+  auto c = std::count_if(items.begin(), items.end(),
+                         [](const Value& v) { return v.is_intlike() && v.as_int() == -1; });
+  if (c > 1) raise("RuntimeError", "only one dimension can be inferred using -1, getting " + repr(args));
+  if (c) raise("TypeError", "unsupported operand type(s) for //: 'int' and '" + type_name(*seq) + "'");
+  if (list) raise("TypeError", "unhashable type: 'list'");
+  raise("TypeError", "'>=' not supported between instances of 'tuple' and 'int'");
 }
 
 // Methods with no arguments but self.
@@ -236,7 +282,10 @@ void register_methods(Registry& r) {
       "reshape", "self, shape, *args",
       +[](Interp&, Args& a) { return T(self(a).reshape(argfix(a[1], a[2]))); });
   m(
-      "view", "self, *shape", +[](Interp&, Args& a) { return T(self(a).view(argfix_all(a[1]))); });
+      "view", "self, *shape", +[](Interp&, Args& a) {
+        check_view_args(a[1]);
+        return T(self(a).view(argfix_all(a[1])));
+      });
   m(
       "expand", "self, shape, *args",
       +[](Interp&, Args& a) { return T(self(a).expand(argfix(a[1], a[2]))); });
@@ -300,11 +349,27 @@ void register_methods(Registry& r) {
   m("max", "self, axis=None, keepdim=False", reduce<&Tensor::max>);
   m("min", "self, axis=None, keepdim=False", reduce<&Tensor::min>);
   m("mean", "self, axis=None, keepdim=False", reduce<&Tensor::mean>);
-  m("logsumexp", "self, axis=None, keepdim=False", reduce<&Tensor::logsumexp>);
+  m(
+      "logsumexp", "self, axis=None, keepdim=False", +[](Interp&, Args& a) {
+        // tinygrad ends with m.squeeze(axis): a tuple axis is a TypeError there, after the max
+        if (a[1].is_seq()) {
+          (void)self(a).max(to_axis(a[1]), true);
+          raise("TypeError", "'<=' not supported between instances of 'int' and '" + type_name(a[1]) + "'");
+        }
+        return T(self(a).logsumexp(to_axis(a[1]), truthy(a[2])));
+      });
   m("var", "self, axis=None, keepdim=False, correction=1", reduce_corr<&Tensor::var>);
   m("std", "self, axis=None, keepdim=False, correction=1", reduce_corr<&Tensor::std>);
-  m("softmax", "self, axis=-1", int_arg<&Tensor::softmax>);
-  m("log_softmax", "self, axis=-1", int_arg<&Tensor::log_softmax>);
+  m(
+      "softmax", "self, axis=-1", +[](Interp&, Args& a) {
+        SoftmaxParts p = softmax_parts(self(a), a[1]);
+        return T(p.e.div(p.ss));
+      });
+  m(
+      "log_softmax", "self, axis=-1", +[](Interp&, Args& a) {
+        SoftmaxParts p = softmax_parts(self(a), a[1]);
+        return T(p.m.sub(p.ss.log()));
+      });
   m("argmax", "self, axis=None, keepdim=False", arg_reduce<&Tensor::argmax>);
   m("argmin", "self, axis=None, keepdim=False", arg_reduce<&Tensor::argmin>);
   m("cumsum", "self, axis=0", int_arg<&Tensor::cumsum>);
@@ -321,11 +386,17 @@ void register_methods(Registry& r) {
   // activations with parameters
   m("elu", "self, alpha=1.0", double_arg<&Tensor::elu>);
   m("celu", "self, alpha=1.0", double_arg<&Tensor::celu>);
-  m("leakyrelu", "self, neg_slope=0.01", double_arg<&Tensor::leakyrelu>);
+  m(
+      "leakyrelu", "self, neg_slope=0.01", +[](Interp&, Args& a) {
+        // relu() - (-neg_slope*self).relu(): an int slope keeps an int tensor int
+        const Tensor& x = self(a);
+        return T(x.relu().sub(x.mul(py_neg(a[1]), true).relu()));
+      });
   m("softplus", "self, beta=1", double_arg<&Tensor::softplus>);
   m(
       "hardtanh", "self, min_val=-1, max_val=1", +[](Interp&, Args& a) {
-        return T(self(a).hardtanh(to_double(a[1], "min_val"), to_double(a[2], "max_val")));
+        // clip(min_val, max_val) with the bounds as given: the int defaults keep an int tensor int
+        return T(self(a).clip(to_operand(a[1]), to_operand(a[2])));
       });
 
   // binary / ternary
@@ -414,6 +485,16 @@ void register_methods(Registry& r) {
         Tensor(self(a)).replace(a[1].t());
         return a[0];
       });
+
+  // device: tg has one device (CLANG), so moving is the identity
+  m(
+      "to_", "self, device", +[](Interp&, Args& a) {
+        if (!a[1].is_none() && a[1].kind != VKind::Str)
+          raise("TypeError", "Tensor.to_: device must be a str, not " + type_name(a[1]));
+        return Value(); // in place, returns None
+      });
+  m(
+      "clang", "self", +[](Interp&, Args& a) { return a[0]; });
 
   // autograd
   m(
@@ -505,9 +586,15 @@ void register_statics(Registry& r, ModuleObj& cls) {
   s(
       "uniform", "*shape, low=0.0, high=1.0, dtype=None, requires_grad=None, device=None",
       +[](Interp&, Args& a) {
-        return with_grad(Tensor::uniform(argfix_all(a[0]), to_double(a[1], "low"), to_double(a[2], "high"),
-                                         to_dtype(a[3])),
-                         a[4]);
+        // ((high-low) * Tensor.rand(*shape)).cast(dtype) + low, with high-low and low the Python
+        // numbers: int bounds keep an int dtype int
+        (void)to_double(a[1], "low");
+        Scalar range = py_sub(a[2], a[1], "high", "low");
+        Tensor t = Tensor::rand(argfix_all(a[0]))
+                       .mul(Operand(range), true)
+                       .cast(to_dtype(a[3]).value_or(kDefaultFloat))
+                       .add(Operand(to_scalar(a[1])));
+        return with_grad(t, a[4]);
       },
       kInit);
   s(
