@@ -21,8 +21,8 @@ using namespace codec;
 constexpr std::string_view kMagic = "TGART";
 constexpr size_t kHeaderSize = kMagic.size() + 1 + 4;
 
-// LazyArg: monostate, Scalar, DType, Axes.
-constexpr const char* kLazyArgKeys[] = {nullptr, "const", "dtype", "axes"};
+// LazyArg: monostate, Scalar, DType, Axes, ShapeTracker.
+constexpr const char* kLazyArgKeys[] = {nullptr, "const", "dtype", "axes", "st"};
 
 template <class A> void put_lazy_arg(A& ar, const LazyArg& arg) {
   uint8_t tag = uint8_t(arg.index());
@@ -31,17 +31,21 @@ template <class A> void put_lazy_arg(A& ar, const LazyArg& arg) {
       put_scalar(a, key, *s);
     else if (auto* dt = std::get_if<DType>(&arg))
       put_dtype(a, key, *dt);
+    else if (auto* st = std::get_if<ShapeTracker>(&arg))
+      put_st(a, key, *st);
     else
       put_ints(a, key, std::get<Axes>(arg));
   });
 }
 template <class A> LazyArg get_lazy_arg(A& ar) {
   LazyArg arg;
-  get_variant(ar, "arg", kLazyArgKeys, 4, [&](auto& a, const char* key, int tag) {
+  get_variant(ar, "arg", kLazyArgKeys, 5, [&](auto& a, const char* key, int tag) {
     if (tag == 1)
       arg = get_scalar(a, key);
     else if (tag == 2)
       arg = get_dtype(a, key);
+    else if (tag == 4)
+      arg = get_st(a, key);
     else
       arg = get_ints<int>(a, key);
   });
@@ -115,6 +119,7 @@ template <class A> void put_graph(A& ar, const Graph& g) {
       put_st(b, "st", n.st);
       put_string(b, "name", n.name);
       put_bytes(b, "data", n.data);
+      field(b, "forced_realize", n.forced_realize);
     });
   });
   put_array(ar, "inputs", g.inputs.size(), [&](auto& a, size_t i) {
@@ -152,6 +157,7 @@ template <class A> Graph get_graph(A& ar) {
       n.st = get_st(b, "st");
       n.name = get_string(b, "name");
       n.data = get_bytes(b, "data");
+      n.forced_realize = get<bool>(b, "forced_realize");
       g.nodes.push_back(std::move(n));
     });
   });

@@ -248,10 +248,20 @@ void validate_graph(const Graph& g) {
         check(g.nodes[s].shape == n.shape, where,
               "source " + std::to_string(s) + " has shape " + str(g.nodes[s].shape) + ", expected " +
                   str(n.shape));
-    if (n.op == Op::ASSIGN)
+    if (n.op == Op::ASSIGN) {
+      const ShapeTracker* part = std::get_if<ShapeTracker>(&n.arg);
+      if (part) {
+        check_st(*part, check, where);
+        check_st_in_buffer(*part, size, check, where);
+      }
       check(n.srcs.size() == 2 && g.nodes[n.srcs[1]].op == Op::EMPTY && !g.nodes[n.srcs[1]].name.empty() &&
-                g.nodes[n.srcs[0]].shape == n.shape,
-            where, "needs a value of its shape and a named buffer (a state or an input) to write");
+                g.nodes[n.srcs[1]].shape == n.shape &&
+                g.nodes[n.srcs[0]].shape == (part ? part->shape() : n.shape),
+            where,
+            "needs a value of its (view's) shape and a named buffer (a state or an input) of its shape");
+    } else {
+      check(!std::holds_alternative<ShapeTracker>(n.arg), where, "only an ASSIGN has a view argument");
+    }
     if (is_reduce(n.op)) {
       const Axes* axes = std::get_if<Axes>(&n.arg);
       check(axes != nullptr, where, "needs reduce axes");

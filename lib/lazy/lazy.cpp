@@ -11,10 +11,16 @@ void hash_arg(Fnv1a& h, const LazyArg& arg) {
   h.pod(arg.index());
   if (auto* s = std::get_if<Scalar>(&arg)) {
     h.pod(s->kind);
-    if (s->kind == Scalar::Kind::Float) h.pod(s->f);
-    else h.pod(s->kind == Scalar::Kind::Int ? s->i : int64_t(s->b));
-  } else if (auto* d = std::get_if<DType>(&arg)) h.pod(*d);
-  else if (auto* a = std::get_if<Axes>(&arg)) for (int x : *a) h.pod(x);
+    if (s->kind == Scalar::Kind::Float)
+      h.pod(s->f);
+    else
+      h.pod(s->kind == Scalar::Kind::Int ? s->i : int64_t(s->b));
+  } else if (auto* d = std::get_if<DType>(&arg))
+    h.pod(*d);
+  else if (auto* a = std::get_if<Axes>(&arg))
+    for (int x : *a) h.pod(x);
+  else if (auto* st = std::get_if<ShapeTracker>(&arg))
+    hash_into(h, *st);
 }
 
 uint64_t hash_node(const LazyNode& n) {

@@ -14,8 +14,9 @@
 namespace tg {
 
 using NodeId = uint32_t;
-// arg of a lazy node: nothing, a constant (LOAD_CONST), a dtype (CAST/BITCAST), reduce axes.
-using LazyArg = std::variant<std::monostate, Scalar, DType, Axes>;
+// arg of a lazy node: nothing, a constant (LOAD_CONST), a dtype (CAST/BITCAST), reduce axes, or
+// the view of its buffer an ASSIGN writes when it writes only part of it (setitem).
+using LazyArg = std::variant<std::monostate, Scalar, DType, Axes, ShapeTracker>;
 
 struct LazyNode {
   Op op;

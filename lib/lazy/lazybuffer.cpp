@@ -77,7 +77,15 @@ LazyBuffer LazyBuffer::assign(const LazyBuffer& x) const {
             " != x.size=" + std::to_string(x.size()));
   // Assigning again to a tensor that holds an ASSIGN writes the same buffer again.
   LazyBuffer target = base().node().op == Op::ASSIGN ? LazyBuffer(base().node().srcs[1]) : base();
-  LazyBuffer ret = loadop(Op::ASSIGN, shape(), dtype(), {}, {x, target});
+  LazyBuffer ret;
+  if (st().contiguous() && size() == target.size()) {
+    ret = loadop(Op::ASSIGN, target.shape(), dtype(), {}, {x.reshape(target.shape()), target});
+  } else {
+    // Part of the buffer (lazy.py's arg=(self.st,)): the node is the whole buffer's next
+    // version, so later reads of the buffer see the write; x is stored through the view.
+    check(x.shape() == shape(), "AssertionError", "assign of a view needs a value of the view's shape");
+    ret = loadop(Op::ASSIGN, target.shape(), dtype(), st(), {x, target});
+  }
   std::vector<NodeId>& assigns = lazy_graph().assigns;
   if (std::find(assigns.rbegin(), assigns.rend(), ret.id()) == assigns.rend()) assigns.push_back(ret.id());
   return ret;

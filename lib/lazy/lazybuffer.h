@@ -43,7 +43,9 @@ public:
   LazyBuffer cast(DType dtype, bool bitcast = false) const;
   LazyBuffer contiguous() const;
   // lazy.py's assign: an ASSIGN of x into this buffer's base (a state or an input), registered
-  // in the graph's effects.
+  // in the graph's effects. The result is the base's next version, of the base's shape (read
+  // it through this buffer's view); when this buffer is only part of the base, x is stored
+  // through the view and the rest keeps its contents.
   LazyBuffer assign(const LazyBuffer& x) const;
   // A buffer that exists before any kernel of the step runs: an input, a state or literal data.
   bool is_realized() const { return base().node().op == Op::EMPTY || base().node().op == Op::COPY; }

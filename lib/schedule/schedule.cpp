@@ -326,11 +326,15 @@ PreItem Scheduler::schedule_group(const std::vector<NodeId>& group) {
   for (size_t i = 0; i < group.size(); ++i) {
     NodeId out = group[i];
     auto rit = reduce_for_op_.find(out);
-    ShapeTracker output_st =
-        ShapeTracker::from_shape(rit != reduce_for_op_.end() ? n(rit->second).shape : n(out).shape);
+    // An ASSIGN into part of its buffer stores its value through that view.
+    const ShapeTracker* part = n(out).op == Op::ASSIGN ? std::get_if<ShapeTracker>(&n(out).arg) : nullptr;
+    ShapeTracker output_st = ShapeTracker::from_shape(part                          ? part->shape()
+                                                      : rit != reduce_for_op_.end() ? n(rit->second).shape
+                                                                                    : n(out).shape);
     LopCache cache;
     LazyOpPtr lop = recursive_lazyop(out, output_st, group, item.inputs, cache);
-    item.ast.push_back(LazyOp::make(Op::STORE, {lop}, MemBuffer{int(i), n(out).dtype, output_st.simplify()}));
+    ShapeTracker store_st = part ? part->simplify() : output_st.simplify();
+    item.ast.push_back(LazyOp::make(Op::STORE, {lop}, MemBuffer{int(i), n(out).dtype, store_st}));
   }
   return item;
 }

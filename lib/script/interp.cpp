@@ -1,6 +1,7 @@
 // The statement and call machinery of the evaluator; operators live in operators.cpp.
 #include "script/interp.h"
 #include "script/dict.h"
+#include "tensor/function.h"
 
 #include <new>
 
@@ -338,8 +339,10 @@ void Interp::assign(const Node* t, const Value& v) {
       obj.as<DictObj>().set(dict_key(idx), v);
       return;
     }
-    if (obj.kind == VKind::Tensor)
-      raise("NotImplementedError", "assigning into a Tensor (__setitem__) is not supported in .tg scripts");
+    if (obj.kind == VKind::Tensor) {
+      tensor_setitem(obj, idx, v);
+      return;
+    }
     raise("TypeError", "'" + type_name(obj) + "' object does not support item assignment");
   }
   case NK::Attr: {
@@ -355,6 +358,11 @@ void Interp::assign(const Node* t, const Value& v) {
         obj.t().set_requires_grad(std::nullopt);
       else
         obj.t().set_requires_grad(truthy(v));
+      return;
+    }
+    if (obj.kind == VKind::Module && obj.as<ModuleObj>().name == "Tensor" && sym_name(t->sym) == "no_grad") {
+      no_grad() = truthy(v); // Tensor.no_grad = True: Functions record no autograd context
+      obj.as<ModuleObj>().attrs[t->sym] = Value::boolean(no_grad());
       return;
     }
     if (obj.kind == VKind::Module && obj.as<ModuleObj>().name == "Tensor" && sym_name(t->sym) == "training") {
@@ -408,6 +416,8 @@ void Interp::aug_assign(const Node* s) {
     store(t->ref, result);
   } else if (t->kind == NK::Subscript && obj.kind == VKind::Dict) {
     obj.as<DictObj>().set(dict_key(idx), result);
+  } else if (t->kind == NK::Subscript && obj.kind == VKind::Tensor) {
+    tensor_setitem(obj, idx, result); // t[i] += x: __iadd__ on the view, then __setitem__
   } else if (t->kind == NK::Subscript) {
     if (obj.kind != VKind::List)
       raise("TypeError", "'" + type_name(obj) + "' object does not support item assignment");

@@ -156,6 +156,7 @@ Shape to_shape(const Value& v);                      // a tuple/list of ints (No
 AxisArg to_axis(const Value& v);
 std::vector<int> to_ints(const Value& v);
 Operand to_operand(const Value& v);
+void tensor_setitem(const Value& obj, const Value& index, const Value& v); // t[index] = v (operators.cpp)
 Value tensor_from_data(const Value& data, std::optional<DType> dtype, std::optional<bool> requires_grad);
 Value tensor_list(const std::vector<Tensor>& ts, bool tuple);
 

@@ -450,16 +450,24 @@ Index tensor_index(const Value& v) {
 }
 } // namespace
 
-Value Interp::subscript(const Value& obj, const Value& index) {
-  if (obj.kind == VKind::Tensor) {
-    std::vector<Index> idx;
-    if (index.kind == VKind::Tuple) {
-      for (auto& v : index.items()) idx.push_back(tensor_index(v));
-    } else {
-      idx.push_back(tensor_index(index));
-    }
-    return Value::tensor(obj.t().getitem(idx));
+std::vector<Index> tensor_indices(const Value& index) {
+  std::vector<Index> idx;
+  if (index.kind == VKind::Tuple) {
+    for (auto& v : index.items()) idx.push_back(tensor_index(v));
+  } else {
+    idx.push_back(tensor_index(index));
   }
+  return idx;
+}
+
+void tensor_setitem(const Value& obj, const Value& index, const Value& v) {
+  if (v.kind != VKind::Tensor && v.kind != VKind::Float && v.kind != VKind::Int && v.kind != VKind::Bool)
+    raise("TypeError", "can't set a " + type_name(v) + " to a Tensor");
+  obj.t().setitem(tensor_indices(index), to_operand(v));
+}
+
+Value Interp::subscript(const Value& obj, const Value& index) {
+  if (obj.kind == VKind::Tensor) return Value::tensor(obj.t().getitem(tensor_indices(index)));
   if (obj.kind == VKind::Dict) return dict_get(obj, index);
   bool seq = obj.is_seq() || obj.kind == VKind::Str || obj.kind == VKind::Bytes || obj.kind == VKind::Range;
   if (!seq) raise("TypeError", "'" + type_name(obj) + "' object is not subscriptable");

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "script/interp.h"
+#include "tensor/function.h"
 
 namespace tg::script {
 namespace {
@@ -627,6 +628,7 @@ void register_statics(Registry& r, ModuleObj& cls) {
         return T(Tensor::einsum(a[0].s(), tensors(xs), to_dtype(a[2])));
       });
   cls.attrs[intern("training")] = Value::boolean(Tensor::training);
+  cls.attrs[intern("no_grad")] = Value::boolean(no_grad());
   // Instance methods are reachable unbound too: Tensor.relu(x), Tensor.cat(a, b, dim=1).
   for (auto& [sym, b] : r.methods[int(VKind::Tensor)])
     cls.attrs[sym] =

@@ -270,6 +270,8 @@ public:
   // becomes an ASSIGN the program performs; into anything else it is replace().
   Tensor& replace(const Tensor& x);
   Tensor& assign(const Operand& x);
+  // __setitem__: makes this tensor a state and assigns v into the indexed view of it.
+  void setitem(const std::vector<Index>& indices, const Operand& v);
 
   // --- nn functional (issue 3): tensor.py 0.9.1's linear .. sparse_categorical_crossentropy,
   // pooling, convolutions, einsum and multinomial (tensor_nn.cpp) ---
@@ -309,6 +311,7 @@ public:
   // Internals shared with function.cpp: apply a Function and record the autograd context.
   struct Impl;
   std::shared_ptr<Impl> impl_;
+  Tensor& make_state(const std::string& name); // realize() without the input/state check
 };
 
 struct Operand {

@@ -18,6 +18,10 @@ bool Tensor::is_state() const {
 
 Tensor& Tensor::realize(const std::string& name) {
   if (is_state() || is_input(lazydata().base().node())) return *this;
+  return make_state(name);
+}
+
+Tensor& Tensor::make_state(const std::string& name) {
   const std::vector<GraphState>& states = lazy_graph().states;
   std::string n = name;
   if (n.empty()) {
@@ -54,12 +58,29 @@ Tensor& Tensor::assign(const Operand& xo) {
   check(!x.requires_grad().value_or(false), "AssertionError", "");
   // An input is data from a file, as the oracle's Tensor(numpy array): not realized, so replaced.
   if (!is_state()) return replace(x);
-  // The program writes the whole buffer: a view that is not the buffer itself has no place to go.
-  check(lazydata().st().contiguous() && lazydata().size() == lazydata().base().size(), "RuntimeError",
-        "assign into a view of a state is not supported; assign the whole tensor " +
-            py::tuple_repr(lazydata().base().shape()));
-  impl_->lazydata = lazydata().assign(x.lazydata());
+  // The buffer's next version, seen through this tensor's view of it.
+  impl_->lazydata = lazydata().assign(x.lazydata()).view(lazydata().st());
   return *this;
+}
+
+void Tensor::setitem(const std::vector<Index>& indices, const Operand& vo) {
+  check(lazydata().st().contiguous(), "AssertionError", "setitem target needs to be contiguous");
+  Tensor v = vo.tensor ? *vo.tensor : Tensor::scalar(vo.value, dtype());
+  if (requires_grad().value_or(false) || v.requires_grad().value_or(false))
+    fail("NotImplementedError", "setitem with requires_grad is not supported");
+  // realize(): in tinygrad an input is realized data too, so here it becomes a state as well.
+  if (!is_state()) make_state("");
+  Tensor assign_to = getitem(indices);
+  // contiguous to prevent const folding (tensor.py)
+  v = broadcast_to(v.cast(assign_to.dtype()), broadcast_shape({assign_to.shape(), v.shape()})).contiguous();
+  assign_to.assign(v);
+  // A view of this buffer was written: this tensor now reads the buffer's next version. An
+  // index that is not a view (tensor indices) wrote a copy, as in tinygrad: nothing changes.
+  const LazyNode& written = assign_to.lazydata().base().node();
+  LazyBuffer target = lazydata().base().node().op == Op::ASSIGN ? LazyBuffer(lazydata().base().node().srcs[1])
+                                                                : lazydata().base();
+  if (written.op == Op::ASSIGN && written.srcs[1] == target.id())
+    impl_->lazydata = assign_to.lazydata().base().view(lazydata().st());
 }
 
 } // namespace tg

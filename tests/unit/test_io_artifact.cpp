@@ -378,7 +378,7 @@ TEST(ArtifactJson, fields_may_come_in_any_order) {
       R"({"outputs": [{"node": 0, "name": "y"}], "version": 2, "inputs": [], "assigns": [], "states": [],
     "nodes": [{"st": {"views": [{"shape": [2], "strides": [1], "offset": 0, "mask": [[0, 1]],
       "contiguous": false}]}, "arg": {"const": {"value": 2, "kind": "float"}}, "op": "LoadOps.CONST",
-      "dtype": "float16", "shape": [2], "src": [], "name": "", "data": ""}], "format": "tg-graph"})";
+      "dtype": "float16", "shape": [2], "src": [], "name": "", "data": "", "forced_realize": false}], "format": "tg-graph"})";
   Graph g = read_graph(json);
   ASSERT_EQ(g.nodes.size(), 1u);
   EXPECT_EQ(g.nodes[0].dtype, DType::Float16);
