@@ -175,7 +175,7 @@ Grads node_grads(NodeId id, const LazyBuffer& g) {
     out[0] = g;
     break;
   case Op::VIEW:
-    out[0] = view_adjoint(g, n, x[0]);
+    if (!ret.is_detached()) out[0] = view_adjoint(g, n, x[0]); // detach(): no gradient
     break;
   case Op::EMPTY:
   case Op::LOAD_CONST:

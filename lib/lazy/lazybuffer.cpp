@@ -111,8 +111,16 @@ LazyBuffer LazyBuffer::view(const ShapeTracker& new_st) const {
                                              [](auto& m) { return m.second - m.first == 0; });
   if (st().size() == 0 || empty_mask) return const_like(Scalar::of_int(0), new_st.shape());
   LazyBuffer b = base();
-  if (new_st.contiguous() && b.shape() == new_st.shape()) return b;
+  bool detached = is_detached();
+  if (new_st.contiguous() && b.shape() == new_st.shape() && !detached) return b;
   LazyNode n{Op::VIEW, dtype(), new_st.shape(), {b.id()}, {}, new_st, {}, {}};
+  if (detached) n.arg = Scalar::of_bool(true);
+  return LazyBuffer(lazy_graph().add(std::move(n)));
+}
+
+LazyBuffer LazyBuffer::detach() const {
+  if (is_detached()) return *this;
+  LazyNode n{Op::VIEW, dtype(), shape(), {base().id()}, Scalar::of_bool(true), st(), {}, {}};
   return LazyBuffer(lazy_graph().add(std::move(n)));
 }
 
@@ -182,7 +190,8 @@ LazyBuffer LazyBuffer::e(Op op, const std::vector<LazyBuffer>& in_srcs, LazyArg 
     for (auto& s : srcs) vals.push_back(s.const_value());
     return cast(out_dtype).const_like(exec_alu(op, out_dtype, vals));
   }
-  if (op == Op::NEG && base().node().op == Op::NEG) return LazyBuffer(base().node().srcs[0]);
+  if (op == Op::NEG && base().node().op == Op::NEG && !is_detached())
+    return LazyBuffer(base().node().srcs[0]);
   if (is_binary(op)) {
     const LazyBuffer &x = *this, &y = in_srcs[0];
     auto const_is = [](const LazyBuffer& b, double v) {

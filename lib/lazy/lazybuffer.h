@@ -20,6 +20,11 @@ public:
   bool operator!=(const LazyBuffer& o) const { return id_ != o.id_; }
 
   LazyBuffer base() const { return LazyBuffer(lazy_graph().base(id_)); }
+  // Tensor.detach(): a VIEW marked detached (arg true), so that tg-grad, which sees only the
+  // graph, stops there as tinygrad's backward does. Views of it stay detached; kernels see
+  // through it like any view.
+  LazyBuffer detach() const;
+  bool is_detached() const { return node().is_view() && std::holds_alternative<Scalar>(node().arg); }
   bool is_base() const { return !node().is_view(); }
   const Shape& shape() const { return node().shape; }
   DType dtype() const { return node().dtype; }

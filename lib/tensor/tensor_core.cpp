@@ -33,7 +33,7 @@ void Tensor::set_requires_grad(std::optional<bool> v) { impl_->requires_grad = v
 std::shared_ptr<Tensor> Tensor::grad() const { return impl_->grad; }
 void Tensor::set_grad(std::shared_ptr<Tensor> g) { impl_->grad = std::move(g); }
 
-Tensor Tensor::detach() const { return Tensor(lazydata(), false); }
+Tensor Tensor::detach() const { return Tensor(lazydata().detach(), false); }
 
 Shape broadcast_shape(const std::vector<Shape>& shapes) {
   size_t n = 0;

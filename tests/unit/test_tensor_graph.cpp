@@ -228,7 +228,11 @@ TEST(TensorAutograd, detach_drops_grad_but_keeps_data) {
   Tensor a = Tensor::placeholder("x", {2}, DType::Float32, true);
   Tensor d = a.detach();
   EXPECT_EQ(d.requires_grad(), std::optional<bool>(false));
-  EXPECT_EQ(d.lazydata(), a.lazydata());
+  // the same data, through a view marked detached (so tg-grad stops there too)
+  EXPECT_EQ(d.lazydata().base(), a.lazydata());
+  EXPECT_TRUE(d.lazydata().is_detached());
+  EXPECT_TRUE(d.reshape({1, 2}).lazydata().is_detached());
+  EXPECT_EQ(d.detach().lazydata(), d.lazydata());
 }
 
 TEST(TensorAutograd, backward_fills_grads_of_the_input_shape) {
