@@ -19,6 +19,13 @@ LoweredKernel lower_kernel(const Kernel& k, const std::string& function_name) {
   out.name = k.name();
   out.applied_opts = k.applied_opts;
   out.full_shape = k.full_shape();
+  out.work = prod(out.full_shape);
+  // The first global dimension that is a loop (size-1 dimensions get none) is the outermost.
+  for (int d = 0; d < k.first_reduce(); ++d)
+    if (out.full_shape[size_t(d)] > 1) {
+      out.parallel = out.full_shape[size_t(d)];
+      break;
+    }
 
   UOpGraph graph;
   const UOp* sink = linearize_kernel(k, graph);
@@ -58,6 +65,8 @@ Program codegen_schedule(const Schedule& s, const std::string& device, const Cod
     }
     pk.bufs = sk.bufs;
     pk.init = sk.init;
+    pk.parallel = lk.parallel;
+    pk.work = lk.work;
     p.kernels.push_back(std::move(pk));
   }
   return p;

@@ -24,6 +24,10 @@ struct LoweredKernel {
   std::string uops_before_rewrite; // linearizer output, toposorted
   std::string uops;                // after the rewrite rules, toposorted: what the renderer saw
   std::string src;                 // rendered source
+  // The extent of the outermost loop when it is a global (output) dimension, whose
+  // iterations write disjoint outputs and may run on several threads; 0 when it is not.
+  int64_t parallel = 0;
+  int64_t work = 0; // prod(full_shape): the loop iterations in all, a cost estimate
 };
 
 // Known devices and their renderer options; throws tg::Error("RuntimeError", "unknown device

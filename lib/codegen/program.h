@@ -15,6 +15,10 @@ struct ProgramKernel {
   std::vector<int64_t> global_size{1, 1, 1};
   std::vector<int64_t> local_size{1, 1, 1};
   bool init = false; // computes a state's first value (see ScheduleKernel::init)
+  // Extent of the outermost loop when its iterations are independent (a global dimension):
+  // tg-run may split it across threads; 0 = run whole. work: loop iterations in all.
+  int64_t parallel = 0;
+  int64_t work = 0;
 };
 
 struct Program {

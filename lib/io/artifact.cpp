@@ -383,6 +383,8 @@ template <class A> void put_program(A& ar, const Program& p) {
       put_ints(b, "global_size", k.global_size);
       put_ints(b, "local_size", k.local_size);
       field(b, "init", k.init);
+      field(b, "parallel", k.parallel);
+      field(b, "work", k.work);
     });
   });
   put_named(ar, "inputs", p.inputs);
@@ -402,6 +404,8 @@ template <class A> Program get_program(A& ar) {
       k.global_size = get_ints<int64_t>(b, "global_size");
       k.local_size = get_ints<int64_t>(b, "local_size");
       k.init = get<bool>(b, "init");
+      k.parallel = get<int64_t>(b, "parallel");
+      k.work = get<int64_t>(b, "work");
       p.kernels.push_back(std::move(k));
     });
   });

@@ -347,6 +347,8 @@ void validate_program(const Program& p) {
     check(ident, where, "kernel name is not an identifier");
     for (int id : kernel.bufs)
       check(by_id.count(id) == 1, where, "buffer " + std::to_string(id) + " does not exist");
+    check(kernel.parallel >= 0 && kernel.parallel <= kMaxElements && kernel.work >= 0, where,
+          "bad parallel extent or work estimate");
     for (auto* dims : {&kernel.global_size, &kernel.local_size}) {
       const char* name = dims == &kernel.global_size ? "global_size" : "local_size";
       check(!dims->empty() && dims->size() <= 3, where, std::string(name) + " needs 1 to 3 dimensions");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "runtime/clang_compiler.h"
+#include "runtime/thread_pool.h"
 #include "util/error.h"
 
 namespace tg {
@@ -37,6 +39,28 @@ const BufferInfo& buffer_by_id(const Program& p, int id) {
 
 } // namespace
 
+std::optional<std::string> partial_kernel(const std::string& src, const std::string& name, int64_t extent) {
+  const std::string head = "void " + name + "(";
+  size_t at = src.find(head);
+  if (at == std::string::npos) return std::nullopt;
+  size_t params_end = src.find(") {", at);
+  if (params_end == std::string::npos) return std::nullopt;
+  size_t loop = src.find("for (int ", params_end);
+  if (loop == std::string::npos) return std::nullopt;
+  size_t var_end = src.find(' ', loop + 9);
+  if (var_end == std::string::npos) return std::nullopt;
+  std::string var = src.substr(loop + 9, var_end - loop - 9);
+  std::string e = std::to_string(extent);
+  std::string expect = "for (int " + var + " = 0; " + var + " < " + e + "; " + var + "++)";
+  if (src.compare(loop, expect.size(), expect) != 0) return std::nullopt;
+  std::string out = "void " + name + "_tgpart(" +
+                    src.substr(at + head.size(), params_end - at - head.size()) +
+                    ", int tg_start, int tg_end" + src.substr(params_end, loop - params_end);
+  out += "for (int " + var + " = tg_start; " + var + " < tg_end; " + var + "++)";
+  out += src.substr(loop + expect.size());
+  return out;
+}
+
 std::string program_translation_unit(const Program& p) {
   std::ostringstream os;
   for (const ProgramKernel& k : p.kernels) os << k.src << "\n";
@@ -44,6 +68,13 @@ std::string program_translation_unit(const Program& p) {
     os << "void tg_launch_" << k.name << "(void** args) { " << k.name << "(";
     for (size_t i = 0; i < k.bufs.size(); i++) os << (i ? ", " : "") << "args[" << i << "]";
     os << "); }\n";
+    if (k.parallel < 2 || k.work < kMinParallelWork) continue;
+    std::optional<std::string> part = partial_kernel(k.src, k.name, k.parallel);
+    if (!part) continue;
+    os << *part << "\n";
+    os << "void tg_launch_part_" << k.name << "(void** args, int s, int e) { " << k.name << "_tgpart(";
+    for (size_t i = 0; i < k.bufs.size(); i++) os << "args[" << i << "], ";
+    os << "s, e); }\n";
   }
   return os.str();
 }
@@ -61,6 +92,8 @@ LoadedProgram::LoadedProgram(const Program& p) {
     void* sym = dlsym(handle_, ("tg_launch_" + k.name).c_str());
     if (!sym) fail("RuntimeError", "kernel '" + k.name + "' missing from " + library_);
     launchers_.push_back(reinterpret_cast<void (*)(void**)>(sym));
+    part_launchers_.push_back(
+        reinterpret_cast<void (*)(void**, int, int)>(dlsym(handle_, ("tg_launch_part_" + k.name).c_str())));
   }
 }
 
@@ -69,6 +102,10 @@ LoadedProgram::~LoadedProgram() {
 }
 
 void LoadedProgram::launch(size_t i, void** args) const { launchers_.at(i)(args); }
+
+void LoadedProgram::launch_part(size_t i, void** args, int64_t start, int64_t end) const {
+  part_launchers_.at(i)(args, int(start), int(end));
+}
 
 namespace {
 
@@ -135,6 +172,10 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
       args.push_back(it->second.get());
     }
     args_.push_back(std::move(args));
+    // Split across threads: kernels with an independent outermost loop and enough work.
+    bool split = loaded_->has_part(i) && p.kernels[i].work >= kMinParallelWork;
+    split_.push_back(split);
+    if (split && !pool_ && kernel_threads() > 1) pool_ = std::make_unique<ThreadPool>(kernel_threads());
     const BufferRole first =
         p.kernels[i].bufs.empty() ? BufferRole::Intermediate : buffer_by_id(p, p.kernels[i].bufs[0]).role;
     in_place_.push_back(first == BufferRole::State || first == BufferRole::Input);
@@ -167,11 +208,20 @@ void ProgramRun::load_states(const std::map<std::string, HostBuffer>& states) {
   states_ready_ = true;
 }
 
+void ProgramRun::launch(size_t i) {
+  if (!pool_ || !split_[i]) return loaded_->launch(i, args_[i].data());
+  int64_t extent = p_.kernels[i].parallel;
+  int parts = int(std::min<int64_t>(pool_->size(), extent));
+  void** args = args_[i].data();
+  pool_->run(parts,
+             [&](int k) { loaded_->launch_part(i, args, extent * k / parts, extent * (k + 1) / parts); });
+}
+
 void ProgramRun::launch_range(bool init, const RunOptions& options) {
   for (size_t i = 0; i < p_.kernels.size(); i++) {
     if (p_.kernels[i].init != init) continue;
     if (!options.kernel_seconds) {
-      loaded_->launch(i, args_[i].data());
+      launch(i);
       continue;
     }
     // Timed: the best of `repeat` launches. A kernel that writes a buffer it reads (an assign
@@ -180,7 +230,7 @@ void ProgramRun::launch_range(bool init, const RunOptions& options) {
     double best = 0;
     for (int r = 0; r < repeat; ++r) {
       auto t0 = std::chrono::steady_clock::now();
-      loaded_->launch(i, args_[i].data());
+      launch(i);
       double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       best = r == 0 ? dt : std::min(best, dt);
     }

@@ -5,6 +5,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,8 +16,19 @@
 namespace tg {
 
 // The C translation unit for a whole program: every kernel's source, then one
-// `void tg_launch_<name>(void** args)` per kernel that calls it with its buffers.
+// `void tg_launch_<name>(void** args)` per kernel that calls it with its buffers; for a kernel
+// with an independent outermost loop (ProgramKernel::parallel), also `<name>_tgpart`, the
+// same function over the loop range [tg_start, tg_end), and `tg_launch_part_<name>`.
 std::string program_translation_unit(const Program& p);
+// <name>_tgpart's source from a kernel's, or nullopt when its first loop is not
+// `for (int V = 0; V < extent; V++)` (then the kernel runs whole).
+std::optional<std::string> partial_kernel(const std::string& src, const std::string& name, int64_t extent);
+
+class ThreadPool;
+
+// Below this many loop iterations a kernel runs on one thread (waking the pool costs more)
+// and gets no partial variant (which would only add compile time).
+constexpr int64_t kMinParallelWork = int64_t(1) << 16;
 
 // A compiled, loaded program: one shared object with every kernel.
 class LoadedProgram {
@@ -30,12 +42,16 @@ public:
   const std::string& library_path() const { return library_; }
   // Calls kernel `i` with its buffer pointers (ProgramKernel::bufs order).
   void launch(size_t i, void** args) const;
+  // Kernel `i` over iterations [start, end) of its outermost loop (needs has_part(i)).
+  bool has_part(size_t i) const { return part_launchers_.at(i) != nullptr; }
+  void launch_part(size_t i, void** args, int64_t start, int64_t end) const;
 
 private:
   void* handle_ = nullptr;
   std::string library_;
   bool cache_hit_ = false;
   std::vector<void (*)(void**)> launchers_;
+  std::vector<void (*)(void**, int, int)> part_launchers_; // nullptr: no partial variant
 };
 
 // Runs `p` with the named inputs. Errors name the input: "missing input 'x'", "input 'x':
@@ -71,12 +87,15 @@ private:
   void copy_in(const NamedBuffer& nb, const HostBuffer& hb);
   HostBuffer copy_out(const NamedBuffer& nb) const;
   void launch_range(bool init, const RunOptions& options);
+  void launch(size_t i); // whole, or split across the pool
 
   const Program& p_;
   std::unique_ptr<Memory> mem_;
   std::unique_ptr<LoadedProgram> loaded_;
   std::vector<std::vector<void*>> args_; // each kernel's buffer pointers
   std::vector<bool> in_place_;           // the kernel writes a state or an input
+  std::vector<bool> split_;              // the kernel runs split across pool_
+  std::unique_ptr<ThreadPool> pool_;     // when any kernel is split and TG_THREADS > 1
   bool states_ready_ = false;
 };
 

@@ -272,3 +272,14 @@ COUNTER=$'c = Tensor.zeros(3).contiguous().realize()\nc += 1\noutput("loss", c.s
   [ "$status" -eq 1 ]
   expect_eq "$err" "tg-run: no output named 'nope' for --loss"
 }
+
+@test "tg-run splits big kernels across TG_THREADS threads with the same bytes" {
+  need_python
+  make_npy a.npy 'np.sin(np.arange(256 * 128, dtype=np.float32)).reshape(256, 128)'
+  make_npy b.npy 'np.cos(np.arange(128 * 96, dtype=np.float32)).reshape(128, 96)'
+  program $'a = input("a", (256, 128))\nb = input("b", (128, 96))\noutput("c", a @ b)'
+  TG_THREADS=1 tg-run p.bin --in a=a.npy --in b=b.npy --out-dir one
+  TG_THREADS=3 tg-run p.bin --in a=a.npy --in b=b.npy --out-dir three
+  cmp one/c.npy three/c.npy
+  expect_eq "$(tg-trace k.tg | tg-schedule | tg-codegen --json | jq '.kernels[0].parallel > 1 and .kernels[0].work == 256 * 128 * 96')" "true"
+}
