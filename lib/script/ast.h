@@ -43,6 +43,7 @@ enum class NK : uint8_t {
   Break,
   Continue,
   Assert, // kids: test [, msg]
+  With,   // kids[0] context expression [, kids[1] `as` target]; body (`with a, b:` nests)
 };
 
 enum class PyOp : uint8_t {

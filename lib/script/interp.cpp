@@ -293,6 +293,8 @@ Interp::Flow Interp::exec_inner(const Node* s) {
     return Flow::Break;
   case NK::Continue:
     return Flow::Continue;
+  case NK::With:
+    return exec_with(s);
   case NK::Assert:
     if (!truthy(eval(s->kids[0].get())))
       raise("AssertionError", s->kids.size() > 1 ? str(eval(s->kids[1].get())) : "");
@@ -300,6 +302,53 @@ Interp::Flow Interp::exec_inner(const Node* s) {
   default:
     raise("SyntaxError", "not a statement");
   }
+}
+
+// `with EXPR [as TARGET]: body`, as Python runs it: __enter__ (its value bound to TARGET), the
+// body, then __exit__(None, None, None), also when the body returns, breaks or continues (that
+// flow goes on after __exit__) or raises (the error goes on; .tg has no exception objects to
+// pass, and no context manager here suppresses one).
+Interp::Flow Interp::exec_with(const Node* s) {
+  Value mgr = eval(s->kids[0].get());
+  auto special = [&](const char* name) -> std::optional<Value> {
+    if (mgr.kind != VKind::Module) return std::nullopt;
+    const auto* methods = mgr.as<ModuleObj>().methods;
+    if (!methods || !methods->count(intern(name))) return std::nullopt;
+    return get_attr(mgr, intern(name));
+  };
+  std::string type = type_name(mgr);
+  if (mgr.kind == VKind::Module) {
+    const ModuleObj& m = mgr.as<ModuleObj>();
+    if (m.instance)
+      type = m.name;
+    else if (m.name == "Tensor" || m.name == "dtypes")
+      type = "type"; // classes in tinygrad
+  }
+  std::optional<Value> enter = special("__enter__");
+  if (!enter) raise("TypeError", "'" + type + "' object does not support the context manager protocol");
+  std::optional<Value> exit = special("__exit__");
+  if (!exit)
+    raise("TypeError",
+          "'" + type + "' object does not support the context manager protocol (missed __exit__ method)");
+  CallArgs no_args;
+  Value entered = call(*enter, no_args);
+  auto call_exit = [&] {
+    CallArgs args;
+    args.pos = {Value(), Value(), Value()};
+    Value saved = return_value_; // a `return` in the body has set it
+    call(*exit, args);
+    return_value_ = std::move(saved);
+  };
+  Flow f;
+  try {
+    if (s->kids.size() > 1) assign(s->kids[1].get(), entered);
+    f = exec_block(s->body);
+  } catch (...) {
+    call_exit();
+    throw;
+  }
+  call_exit();
+  return f;
 }
 
 void Interp::assign(const Node* t, const Value& v) {
@@ -360,14 +409,8 @@ void Interp::assign(const Node* t, const Value& v) {
         obj.t().set_requires_grad(truthy(v));
       return;
     }
-    if (obj.kind == VKind::Module && obj.as<ModuleObj>().name == "Tensor" && sym_name(t->sym) == "no_grad") {
-      no_grad() = truthy(v); // Tensor.no_grad = True: Functions record no autograd context
-      obj.as<ModuleObj>().attrs[t->sym] = Value::boolean(no_grad());
-      return;
-    }
-    if (obj.kind == VKind::Module && obj.as<ModuleObj>().name == "Tensor" && sym_name(t->sym) == "training") {
-      Tensor::training = truthy(v); // Tensor.training = True: read by dropout
-      obj.as<ModuleObj>().attrs[t->sym] = Value::boolean(Tensor::training);
+    if (obj.kind == VKind::Module && tensor_flag(obj.as<ModuleObj>(), t->sym, nullptr)) {
+      set_tensor_flag(obj.as<ModuleObj>(), t->sym, v); // Tensor.training = True, Tensor.no_grad = True
       return;
     }
     if (obj.kind == VKind::Module && obj.as<ModuleObj>().instance) {

@@ -125,6 +125,7 @@ private:
   Flow exec_block(const std::vector<NodePtr>& body);
   Flow exec(const Node* s);
   Flow exec_inner(const Node* s);
+  Flow exec_with(const Node* s);
   void assign(const Node* target, const Value& v);
   void aug_assign(const Node* s);
   Value call_function(const FunctionObj& f, CallArgs& args);
@@ -159,5 +160,9 @@ Operand to_operand(const Value& v);
 void tensor_setitem(const Value& obj, const Value& index, const Value& v); // t[index] = v (operators.cpp)
 Value tensor_from_data(const Value& data, std::optional<DType> dtype, std::optional<bool> requires_grad);
 Value tensor_list(const std::vector<Tensor>& ts, bool tuple);
+// Tensor.training / Tensor.no_grad (tensor_bindings.cpp): whether name is one of them on the
+// Tensor class, its current value into *out; and an assignment to one, flag and attribute.
+bool tensor_flag(const ModuleObj& cls, Sym name, Value* out);
+void set_tensor_flag(ModuleObj& cls, Sym name, const Value& v);
 
 } // namespace tg::script

@@ -565,6 +565,7 @@ Value Interp::get_attr(const Value& obj, Sym name) {
   }
   if (obj.kind == VKind::Module) {
     auto& m = obj.as<ModuleObj>();
+    if (Value flag; tensor_flag(m, name, &flag)) return flag; // the flag as it is now
     if (auto it = m.attrs.find(name); it != m.attrs.end()) return it->second;
     if (m.methods)
       if (auto it = m.methods->find(name); it != m.methods->end()) {

@@ -87,7 +87,8 @@ private:
     if (at_kw("for")) return out.push_back(for_stmt());
     if (at_kw("while")) return out.push_back(while_stmt());
     if (at_kw("def")) return out.push_back(def_stmt());
-    for (const char* w : {"class", "try", "with", "async", "global", "nonlocal", "del", "raise", "yield"})
+    if (at_kw("with")) return out.push_back(with_stmt());
+    for (const char* w : {"class", "try", "async", "global", "nonlocal", "del", "raise", "yield"})
       if (at_kw(w)) error(std::string("'") + w + "' is not supported in .tg scripts");
     if (at(TK::Indent)) unexpected();
     simple_statements(out);
@@ -258,6 +259,50 @@ private:
     n->body = suite();
     if (at_kw("else")) error("'while ... else' is not supported in .tg scripts");
     return n;
+  }
+
+  // `with a [as x], b [as y]: suite` is `with a [as x]:` around `with b [as y]: suite`. As in
+  // Python 3.9+, `with (a, b):` is two items when the parentheses are followed by ':'.
+  NodePtr with_stmt() {
+    int line = cur().line;
+    ++i_;
+    std::vector<std::pair<NodePtr, NodePtr>> items;
+    auto item = [&] {
+      NodePtr e = test();
+      NodePtr target;
+      if (accept_kw("as")) target = target_atom();
+      items.emplace_back(std::move(e), std::move(target));
+    };
+    if (at_op("(")) {
+      size_t save = i_;
+      bool parenthesized = false;
+      try {
+        ++i_;
+        do {
+          if (at_op(")")) break;
+          item();
+        } while (accept_op(","));
+        parenthesized = !items.empty() && accept_op(")") && at_op(":");
+      } catch (PyError&) {
+      }
+      if (!parenthesized) { // an expression in parentheses: `with (a) as x:`
+        i_ = save;
+        items.clear();
+      }
+    }
+    if (items.empty()) do
+        item();
+      while (accept_op(","));
+    std::vector<NodePtr> body = suite();
+    for (size_t k = items.size(); k-- > 0;) {
+      auto n = std::make_unique<Node>(NK::With, line);
+      n->kids.push_back(std::move(items[k].first));
+      if (items[k].second) n->kids.push_back(std::move(items[k].second));
+      n->body = std::move(body);
+      body.clear();
+      body.push_back(std::move(n));
+    }
+    return std::move(body.front());
   }
 
   NodePtr def_stmt() {

@@ -44,6 +44,9 @@ private:
       case NK::For:
         collect_target(*s->kids[0], sc);
         break;
+      case NK::With:
+        if (s->kids.size() > 1) collect_target(*s->kids[1], sc);
+        break;
       case NK::Def:
         sc.declare(s->ref.sym);
         break;

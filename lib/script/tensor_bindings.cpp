@@ -532,6 +532,70 @@ void register_methods(Registry& r) {
       });
 }
 
+// Tensor.train(mode) and Tensor.inference_mode(mode), tinygrad's context managers: __enter__
+// saves Tensor.training / Tensor.no_grad as the instance's `prev` and sets it to its `mode`,
+// __exit__ restores `prev`. Both return None.
+struct FlagContext : ModuleObj {
+  Sym flag = -1; // training or no_grad
+};
+
+std::unordered_map<Sym, const Builtin*>& context_methods() {
+  static std::unordered_map<Sym, const Builtin*> table;
+  return table;
+}
+
+FlagContext& context_of(const Value& v) {
+  auto* c = v.kind == VKind::Module ? dynamic_cast<FlagContext*>(&v.as<ModuleObj>()) : nullptr;
+  if (!c) raise("TypeError", "'" + type_name(v) + "' object is not a context manager");
+  return *c;
+}
+
+Value attr_of(const ModuleObj& m, const char* name) {
+  auto it = m.attrs.find(intern(name));
+  if (it == m.attrs.end()) raise("AttributeError", "'" + m.name + "' object has no attribute '" + name + "'");
+  return it->second;
+}
+
+Value make_context(const char* type, const char* flag, const Value& mode) {
+  auto c = std::make_shared<FlagContext>();
+  c->name = type;
+  c->instance = true;
+  c->methods = &context_methods();
+  c->flag = intern(flag);
+  c->set_attr(intern("mode"), mode);
+  return Value::of(VKind::Module, c);
+}
+
+void register_contexts(Registry& r, ModuleObj& cls) {
+  auto ctor = [&](const char* name, NativeFn fn) {
+    r.add(std::string("Tensor.") + name + ".__init__", "mode=True", fn);
+    cls.attrs[intern(name)] = Value::of(VKind::Builtin, r.owned.back());
+  };
+  ctor(
+      "train", +[](Interp&, Args& a) { return make_context("train", "training", a[0]); });
+  ctor(
+      "inference_mode", +[](Interp&, Args& a) { return make_context("inference_mode", "no_grad", a[0]); });
+  auto method = [&](const char* name, const char* spec, NativeFn fn) {
+    context_methods()[intern(name)] =
+        r.add(std::string("Tensor.train.") + name, spec, fn, /*is_method=*/true);
+  };
+  method(
+      "__enter__", "self", +[](Interp& in, Args& a) {
+        FlagContext& c = context_of(a[0]);
+        Value cls = registry().globals.at(intern("Tensor"));
+        c.set_attr(intern("prev"), in.get_attr(cls, c.flag));
+        set_tensor_flag(cls.as<ModuleObj>(), c.flag, attr_of(c, "mode"));
+        return Value();
+      });
+  method(
+      "__exit__", "self, exc_type, exc_value, traceback", +[](Interp&, Args& a) {
+        FlagContext& c = context_of(a[0]);
+        Value cls = registry().globals.at(intern("Tensor"));
+        set_tensor_flag(cls.as<ModuleObj>(), c.flag, attr_of(c, "prev"));
+        return Value();
+      });
+}
+
 void register_statics(Registry& r, ModuleObj& cls) {
   auto s = [&](const char* name, const char* spec, NativeFn fn, const char* qualname = nullptr) {
     r.add(qualname ? qualname : std::string("Tensor.") + name, spec, fn);
@@ -629,6 +693,7 @@ void register_statics(Registry& r, ModuleObj& cls) {
       });
   cls.attrs[intern("training")] = Value::boolean(Tensor::training);
   cls.attrs[intern("no_grad")] = Value::boolean(no_grad());
+  register_contexts(r, cls);
   // Instance methods are reachable unbound too: Tensor.relu(x), Tensor.cat(a, b, dim=1).
   for (auto& [sym, b] : r.methods[int(VKind::Tensor)])
     cls.attrs[sym] =
@@ -705,6 +770,29 @@ void register_dtypes(Registry& r) {
 }
 
 } // namespace
+
+// Tensor.training and Tensor.no_grad are the C++ flags; the class attribute keeps the value a
+// script assigned (Tensor.training = 1 reads back 1) while its truth agrees with the flag.
+bool tensor_flag(const ModuleObj& cls, Sym name, Value* out) {
+  static const Sym kTraining = intern("training"), kNoGrad = intern("no_grad");
+  if ((name != kTraining && name != kNoGrad) || cls.instance || cls.name != "Tensor") return false;
+  bool* flag = name == kTraining ? &Tensor::training : &no_grad();
+  if (out) {
+    auto it = cls.attrs.find(name);
+    *out = it != cls.attrs.end() && truthy(it->second) == *flag ? it->second : Value::boolean(*flag);
+  }
+  return true;
+}
+
+void set_tensor_flag(ModuleObj& cls, Sym name, const Value& v) {
+  if (name == intern("training"))
+    Tensor::training = truthy(v); // read by dropout and the optimizers
+  else if (name == intern("no_grad"))
+    no_grad() = truthy(v); // Functions record no autograd context
+  else
+    return;
+  cls.attrs[name] = v;
+}
 
 void register_tensor(Registry& r) {
   register_methods(r);

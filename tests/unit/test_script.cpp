@@ -164,6 +164,40 @@ TEST(ScriptStatements, if_elif_else) {
 
 TEST(ScriptStatements, while_loop) { EXPECT_EQ(run("i = 0\nwhile i < 5:\n  i += 2\nprint(i)"), "6\n"); }
 
+TEST(ScriptStatements, with_sets_the_tensor_flags_and_restores_them) {
+  EXPECT_EQ(run("print(Tensor.training)\nwith Tensor.train() as c:\n  print(Tensor.training, c)\n"
+                "  with Tensor.train(mode=False):\n    print(Tensor.training)\n  print(Tensor.training)\n"
+                "print(Tensor.training)"),
+            "False\nTrue None\nFalse\nTrue\nFalse\n");
+  EXPECT_EQ(run("with Tensor.train(), (Tensor.inference_mode()):\n  print(Tensor.training, Tensor.no_grad)\n"
+                "print(Tensor.training, Tensor.no_grad)"),
+            "True True\nFalse False\n");
+  EXPECT_EQ(
+      run("with (Tensor.train(1), Tensor.inference_mode(0),):\n  print(Tensor.training, Tensor.no_grad)"),
+      "1 0\n");
+}
+
+TEST(ScriptStatements, with_exit_runs_on_return_break_continue_and_errors) {
+  EXPECT_EQ(
+      run("def f():\n  with Tensor.train() as c:\n    return Tensor.training\nprint(f(), Tensor.training)"),
+      "True False\n");
+  EXPECT_EQ(run("n = 0\nfor i in range(4):\n  with Tensor.inference_mode():\n    if i == 2:\n      break\n"
+                "    n += 1\n    continue\nprint(n, Tensor.no_grad)"),
+            "2 False\n");
+  EXPECT_EQ(run("def g():\n  with Tensor.train() as c:\n    pass\n  return c\nprint(g())"), "None\n");
+  EXPECT_EQ(error("with Tensor.train():\n  x = 1\n  y = x / 0"), "3: ZeroDivisionError: division by zero");
+  EXPECT_EQ(run("print(Tensor.training)"), "False\n");
+}
+
+TEST(ScriptStatements, with_needs_a_context_manager) {
+  EXPECT_EQ(error("x = 1\nwith 3:\n  pass"),
+            "2: TypeError: 'int' object does not support the context manager protocol");
+  EXPECT_EQ(error("with Tensor:\n  pass"),
+            "1: TypeError: 'type' object does not support the context manager protocol");
+  EXPECT_EQ(error("with Tensor.train() as 1:\n  pass"), "1: SyntaxError: cannot assign to literal");
+  EXPECT_EQ(error("with Tensor.train(),:\n  pass"), "1: SyntaxError: invalid syntax near ':'");
+}
+
 TEST(ScriptStatements, line_continuation_and_comments) {
   EXPECT_EQ(run("x = (1 +  # a comment\n     2)\ny = 3 + \\\n    4\nz = [1,\n\n  2]\nprint(x, y, z)  # end"),
             "3 7 [1, 2]\n");
