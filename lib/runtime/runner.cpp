@@ -63,18 +63,30 @@ std::optional<std::string> partial_kernel(const std::string& src, const std::str
 
 std::string program_translation_unit(const Program& p) {
   std::ostringstream os;
-  for (const ProgramKernel& k : p.kernels) os << k.src << "\n";
-  for (const ProgramKernel& k : p.kernels) {
-    os << "void tg_launch_" << k.name << "(void** args) { " << k.name << "(";
-    for (size_t i = 0; i < k.bufs.size(); i++) os << (i ? ", " : "") << "args[" << i << "]";
-    os << "); }\n";
-    if (k.parallel < 2 || k.work < kMinParallelWork) continue;
-    std::optional<std::string> part = partial_kernel(k.src, k.name, k.parallel);
-    if (!part) continue;
-    os << *part << "\n";
-    os << "void tg_launch_part_" << k.name << "(void** args, int s, int e) { " << k.name << "_tgpart(";
-    for (size_t i = 0; i < k.bufs.size(); i++) os << "args[" << i << "], ";
-    os << "s, e); }\n";
+  std::vector<bool> split(p.kernels.size());
+  for (size_t n = 0; n < p.kernels.size(); ++n) {
+    const ProgramKernel& k = p.kernels[n];
+    std::optional<std::string> part;
+    if (k.parallel >= 2 && k.work >= kMinParallelWork) part = partial_kernel(k.src, k.name, k.parallel);
+    split[n] = bool(part);
+    // A split kernel is compiled once, as its range form: the whole kernel is the full range.
+    if (part)
+      os << k.src.substr(0, k.src.find("void " + k.name + "(")) << *part << "\n";
+    else
+      os << k.src << "\n";
+  }
+  for (size_t n = 0; n < p.kernels.size(); ++n) {
+    const ProgramKernel& k = p.kernels[n];
+    auto call = [&](const std::string& fn, const std::string& range) {
+      os << fn << "(";
+      for (size_t i = 0; i < k.bufs.size(); i++) os << (i ? ", " : "") << "args[" << i << "]";
+      os << range << "); }\n";
+    };
+    os << "void tg_launch_" << k.name << "(void** args) { ";
+    call(split[n] ? k.name + "_tgpart" : k.name, split[n] ? ", 0, " + std::to_string(k.parallel) : "");
+    if (!split[n]) continue;
+    os << "void tg_launch_part_" << k.name << "(void** args, int s, int e) { ";
+    call(k.name + "_tgpart", ", s, e");
   }
   return os.str();
 }

@@ -16,9 +16,10 @@
 namespace tg {
 
 // The C translation unit for a whole program: every kernel's source, then one
-// `void tg_launch_<name>(void** args)` per kernel that calls it with its buffers; for a kernel
-// with an independent outermost loop (ProgramKernel::parallel), also `<name>_tgpart`, the
-// same function over the loop range [tg_start, tg_end), and `tg_launch_part_<name>`.
+// `void tg_launch_<name>(void** args)` per kernel that calls it with its buffers. A kernel with
+// an independent outermost loop (ProgramKernel::parallel) and enough work is compiled instead
+// as `<name>_tgpart`, the same function over the loop range [tg_start, tg_end): its launcher
+// passes the full range, and `tg_launch_part_<name>(args, s, e)` a part.
 std::string program_translation_unit(const Program& p);
 // <name>_tgpart's source from a kernel's, or nullopt when its first loop is not
 // `for (int V = 0; V < extent; V++)` (then the kernel runs whole).

@@ -128,6 +128,16 @@ void Registry::function(const std::string& name, const std::string& spec, Native
   globals[intern(name)] = Value::of(VKind::Builtin, owned.back());
 }
 
+ModuleObj& nn_module(Registry& r) {
+  Value& nn = r.globals[intern("nn")];
+  if (nn.kind != VKind::Module) {
+    auto m = std::make_shared<ModuleObj>();
+    m->name = "tinygrad.nn";
+    nn = Value::of(VKind::Module, m);
+  }
+  return nn.as<ModuleObj>();
+}
+
 const Registry& registry() {
   static const Registry* r = [] {
     auto* reg = new Registry();

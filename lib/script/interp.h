@@ -93,6 +93,9 @@ void register_tensor(Registry& r);   // tensor_bindings.cpp
 void register_state(Registry& r);    // state_bindings.cpp: dict methods, nn.state
 void register_nn(Registry& r);       // nn_bindings.cpp
 void register_optim(Registry& r);    // optim_bindings.cpp: nn.optim
+// The global module `nn` (tinygrad.nn), made on first use: layers, nn.state and nn.optim are
+// registered into it from three files.
+ModuleObj& nn_module(Registry& r);
 
 struct RecordedInput {
   std::string name;

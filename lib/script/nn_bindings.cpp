@@ -264,19 +264,10 @@ const char* const kConvT = "in_channels, out_channels, kernel_size, stride=1, pa
 } // namespace
 
 void register_nn(Registry& r) {
-  // nn may already exist (nn.state is registered elsewhere): add to it.
-  std::shared_ptr<ModuleObj> mod;
-  auto it = r.globals.find(intern("nn"));
-  if (it != r.globals.end() && it->second.kind == VKind::Module) {
-    mod = std::static_pointer_cast<ModuleObj>(it->second.obj);
-  } else {
-    mod = std::make_shared<ModuleObj>();
-    mod->name = "tinygrad.nn";
-    r.globals[intern("nn")] = Value::of(VKind::Module, mod);
-  }
+  ModuleObj& mod = nn_module(r);
   auto add = [&](const char* name, const std::string& qualname, const char* spec, NativeFn fn) {
     r.add(qualname, spec, fn);
-    mod->attrs[intern(name)] = Value::of(VKind::Builtin, r.owned.back());
+    mod.attrs[intern(name)] = Value::of(VKind::Builtin, r.owned.back());
   };
   add("Linear", "Linear.__init__", "in_features, out_features, bias=True", linear_new);
   add(

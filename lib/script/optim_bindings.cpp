@@ -73,19 +73,20 @@ double num(const Value& v, const char* what) { return to_double(v, what); }
 void register_optim(Registry& r) {
   auto mod = std::make_shared<ModuleObj>();
   mod->name = "tinygrad.nn.optim";
-  auto add = [&](const char* name, const char* spec, NativeFn fn) {
-    r.add(std::string(name), spec, fn);
+  // qualname: how errors name it (a class's constructor is Class.__init__, as in Python)
+  auto add = [&](const char* name, const char* qualname, const char* spec, NativeFn fn) {
+    r.add(qualname, spec, fn);
     mod->attrs[intern(name)] = Value::of(VKind::Builtin, r.owned.back());
   };
   add(
-      "SGD", "params, lr=0.001, momentum=0.0, weight_decay=0.0, nesterov=False, classic=False",
+      "SGD", "SGD", "params, lr=0.001, momentum=0.0, weight_decay=0.0, nesterov=False, classic=False",
       +[](Interp&, Args& a) {
         return wrap(nn::SGD(tensors(a[0], "params"), num(a[1], "lr"), num(a[2], "momentum"),
                             num(a[3], "weight_decay"), truthy(a[4]), truthy(a[5])),
                     "LARS");
       });
   add(
-      "LARS.__init__",
+      "LARS", "LARS.__init__",
       "params, lr=0.001, momentum=0.9, weight_decay=0.0001, nesterov=False, classic=True, tcoef=0.001",
       +[](Interp&, Args& a) {
         return wrap(std::make_shared<nn::LARS>(tensors(a[0], "params"), num(a[1], "lr"),
@@ -93,30 +94,27 @@ void register_optim(Registry& r) {
                                                truthy(a[5]), num(a[6], "tcoef")),
                     "LARS");
       });
-  mod->attrs[intern("LARS")] = mod->attrs[intern("LARS.__init__")];
-  mod->attrs.erase(intern("LARS.__init__"));
   add(
-      "Adam", "params, lr=0.001, b1=0.9, b2=0.999, eps=1e-08", +[](Interp&, Args& a) {
+      "Adam", "Adam", "params, lr=0.001, b1=0.9, b2=0.999, eps=1e-08", +[](Interp&, Args& a) {
         return wrap(nn::Adam(tensors(a[0], "params"), num(a[1], "lr"), num(a[2], "b1"), num(a[3], "b2"),
                              num(a[4], "eps")),
                     "LAMB");
       });
   add(
-      "AdamW", "params, lr=0.001, b1=0.9, b2=0.999, eps=1e-08, weight_decay=0.01", +[](Interp&, Args& a) {
+      "AdamW", "AdamW", "params, lr=0.001, b1=0.9, b2=0.999, eps=1e-08, weight_decay=0.01",
+      +[](Interp&, Args& a) {
         return wrap(nn::AdamW(tensors(a[0], "params"), num(a[1], "lr"), num(a[2], "b1"), num(a[3], "b2"),
                               num(a[4], "eps"), num(a[5], "weight_decay")),
                     "LAMB");
       });
   add(
-      "LAMB.__init__", "params, lr=0.001, b1=0.9, b2=0.999, eps=1e-06, weight_decay=0.0, adam=False",
+      "LAMB", "LAMB.__init__", "params, lr=0.001, b1=0.9, b2=0.999, eps=1e-06, weight_decay=0.0, adam=False",
       +[](Interp&, Args& a) {
         return wrap(std::make_shared<nn::LAMB>(tensors(a[0], "params"), num(a[1], "lr"), num(a[2], "b1"),
                                                num(a[3], "b2"), num(a[4], "eps"), num(a[5], "weight_decay"),
                                                truthy(a[6])),
                     "LAMB");
       });
-  mod->attrs[intern("LAMB")] = mod->attrs[intern("LAMB.__init__")];
-  mod->attrs.erase(intern("LAMB.__init__"));
 
   auto method = [&](const char* name, const char* spec, NativeFn fn) {
     methods()[intern(name)] = r.add(std::string("Optimizer.") + name, spec, fn, /*is_method=*/true);
@@ -135,13 +133,7 @@ void register_optim(Registry& r) {
       "schedule_step", "self",
       +[](Interp&, Args& a) { return tensor_list(opt_of(a[0]).schedule_step(), false); });
 
-  Value& nn = r.globals[intern("nn")];
-  if (nn.kind != VKind::Module) {
-    auto m = std::make_shared<ModuleObj>();
-    m->name = "tinygrad.nn";
-    nn = Value::of(VKind::Module, m);
-  }
-  nn.as<ModuleObj>().attrs[intern("optim")] = Value::of(VKind::Module, mod);
+  nn_module(r).attrs[intern("optim")] = Value::of(VKind::Module, mod);
 }
 
 } // namespace tg::script

@@ -301,14 +301,7 @@ void register_state(Registry& r) {
   fn("get_state_dict", "obj, prefix='', tensor_type=None", get_state_dict);
   fn("get_parameters", "obj", get_parameters);
   fn("load_state_dict", "model, state_dict, strict=True, verbose=True, consume=False", load_state_dict);
-  // `nn` may already exist (the layer classes): add `state` to it, else create it.
-  Value& nn = r.globals[intern("nn")];
-  if (nn.kind != VKind::Module) {
-    auto m = std::make_shared<ModuleObj>();
-    m->name = "tinygrad.nn";
-    nn = Value::of(VKind::Module, m);
-  }
-  nn.as<ModuleObj>().attrs[intern("state")] = Value::of(VKind::Module, state);
+  nn_module(r).attrs[intern("state")] = Value::of(VKind::Module, state);
 }
 
 } // namespace tg::script
