@@ -282,11 +282,10 @@ Graph gradient_graph(const Graph& graph, const std::vector<std::string>& wrt, co
       if (t.first == in.name) in.requires_grad = true;
   }
   // the graph's states and assigns pass through
-  lazy_graph().states.clear();
+  lazy_graph().clear_effects();
   for (const GraphState& st : graph.states)
-    lazy_graph().states.push_back({st.name, ids.at(st.node), ids.at(st.init)});
-  lazy_graph().assigns.clear();
-  for (NodeId a : graph.assigns) lazy_graph().assigns.push_back(ids.at(a));
+    lazy_graph().add_state({st.name, ids.at(st.node), ids.at(st.init)});
+  for (NodeId a : graph.assigns) lazy_graph().add_assign(ids.at(a));
   return extract_graph(outputs, inputs, /*effects=*/true);
 }
 

@@ -54,4 +54,20 @@ NodeId LazyGraph::add(LazyNode node) {
   return id;
 }
 
+void LazyGraph::add_state(GraphState s) {
+  state_names_.insert(s.name);
+  states_.push_back(std::move(s));
+}
+
+void LazyGraph::add_assign(NodeId a) {
+  if (assign_set_.insert(a).second) assigns_.push_back(a);
+}
+
+void LazyGraph::clear_effects() {
+  states_.clear();
+  state_names_.clear();
+  assigns_.clear();
+  assign_set_.clear();
+}
+
 } // namespace tg

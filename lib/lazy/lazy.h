@@ -6,6 +6,7 @@
 #include <deque>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -67,13 +68,21 @@ public:
 
   // Effects a trace must carry though no output reaches them, in creation order: the state
   // buffers and the ASSIGN nodes that update them (realized at the end of the program).
-  std::vector<GraphState> states;
-  std::vector<NodeId> assigns;
+  const std::vector<GraphState>& states() const { return states_; }
+  const std::vector<NodeId>& assigns() const { return assigns_; }
+  bool has_state(const std::string& name) const { return state_names_.count(name) != 0; }
+  void add_state(GraphState s);
+  void add_assign(NodeId a); // once: hash-consing may hand back an ASSIGN already made
+  void clear_effects();
 
 private:
   // A deque: references to nodes (shape(), st()) stay valid while the graph grows.
   std::deque<LazyNode> nodes_;
   std::unordered_multimap<uint64_t, NodeId> intern_;
+  std::vector<GraphState> states_;
+  std::unordered_set<std::string> state_names_;
+  std::vector<NodeId> assigns_;
+  std::unordered_set<NodeId> assign_set_;
 };
 
 // The graph artifact (tg-trace's output): the nodes reachable from the outputs, in

@@ -67,7 +67,7 @@ LazyBuffer LazyBuffer::state(const std::string& name, const LazyBuffer& init) {
              name,
              {}};
   LazyBuffer ret(lazy_graph().add(std::move(n)));
-  lazy_graph().states.push_back({name, ret.id(), init.id()});
+  lazy_graph().add_state({name, ret.id(), init.id()});
   return ret;
 }
 
@@ -86,8 +86,7 @@ LazyBuffer LazyBuffer::assign(const LazyBuffer& x) const {
     check(x.shape() == shape(), "AssertionError", "assign of a view needs a value of the view's shape");
     ret = loadop(Op::ASSIGN, target.shape(), dtype(), st(), {x, target});
   }
-  std::vector<NodeId>& assigns = lazy_graph().assigns;
-  if (std::find(assigns.rbegin(), assigns.rend(), ret.id()) == assigns.rend()) assigns.push_back(ret.id());
+  lazy_graph().add_assign(ret.id());
   return ret;
 }
 
@@ -291,18 +290,18 @@ Graph extract_graph(const std::vector<std::pair<std::string, LazyBuffer>>& outpu
   };
   for (const auto& in : inputs) visit(in.node);
   if (effects)
-    for (const GraphState& s : g.states) {
+    for (const GraphState& s : g.states()) {
       visit(s.node);
       visit(s.init);
     }
   for (const auto& [name, lb] : outputs) visit(lb.id());
   if (effects)
-    for (NodeId a : g.assigns) visit(a);
+    for (NodeId a : g.assigns()) visit(a);
   for (const auto& in : inputs) out.inputs.push_back({in.name, remap.at(in.node), in.requires_grad});
   for (const auto& [name, lb] : outputs) out.outputs.push_back({name, remap.at(lb.id())});
   if (effects) {
-    for (const GraphState& s : g.states) out.states.push_back({s.name, remap.at(s.node), remap.at(s.init)});
-    for (NodeId a : g.assigns) out.assigns.push_back(remap.at(a));
+    for (const GraphState& s : g.states()) out.states.push_back({s.name, remap.at(s.node), remap.at(s.init)});
+    for (NodeId a : g.assigns()) out.assigns.push_back(remap.at(a));
   }
   return out;
 }

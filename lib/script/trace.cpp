@@ -28,8 +28,7 @@ ScriptResult evaluate(const std::string& source, const std::string& filename, co
   try {
     script::Program program = script::parse_program(source);
     // States and assigns belong to one script: forget a previous script's.
-    lazy_graph().states.clear();
-    lazy_graph().assigns.clear();
+    lazy_graph().clear_effects();
     Tensor::begin_program();
     Interp in(options.print_stream ? *options.print_stream : std::cerr, options.recursion_limit);
     std::vector<std::pair<std::string, Value>> args;
@@ -115,8 +114,7 @@ Graph trace_script(const std::string& source, const std::string& filename, const
   for (auto& i : r.inputs) inputs.push_back(GraphInput{i.name, i.tensor.lazydata().id(), i.requires_grad});
   Graph g = extract_graph(outputs, inputs, /*effects=*/true);
   // The effects belong to this graph: a later graph built in this process starts without them.
-  lazy_graph().states.clear();
-  lazy_graph().assigns.clear();
+  lazy_graph().clear_effects();
   return g;
 }
 

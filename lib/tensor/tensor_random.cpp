@@ -55,7 +55,7 @@ Tensor Tensor::rand(const Shape& shape, std::optional<DType> dtype) {
   int64_t half = py::ceildiv(num, 2);
   // _rng_counter is a realized one-element uint32 buffer in tinygrad; counts1 is realized too.
   Tensor counter = from_list({in(st.counter)}, {1}, DType::UInt32, false);
-  if (!lazy_graph().states.empty()) {
+  if (!lazy_graph().states().empty()) {
     if (!st.step_counter) {
       st.step_base = st.counter;
       st.step_counter = Tensor(counter.lazydata(), false).realize("_rng_counter");

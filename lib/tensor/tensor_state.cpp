@@ -22,19 +22,14 @@ Tensor& Tensor::realize(const std::string& name) {
 }
 
 Tensor& Tensor::make_state(const std::string& name) {
-  const std::vector<GraphState>& states = lazy_graph().states;
+  const LazyGraph& g = lazy_graph();
   std::string n = name;
   if (n.empty()) {
     // "state.N" with the first N not taken (a script may name one state.3 itself).
-    for (size_t i = states.size();; ++i) {
-      n = "state." + std::to_string(i);
-      bool taken = false;
-      for (const GraphState& s : states) taken |= s.name == n;
-      if (!taken) break;
-    }
+    for (size_t i = g.states().size();; ++i)
+      if (!g.has_state(n = "state." + std::to_string(i))) break;
   } else {
-    for (const GraphState& s : states)
-      check(s.name != n, "ValueError", "a state named '" + n + "' already exists");
+    check(!g.has_state(n), "ValueError", "a state named '" + n + "' already exists");
   }
   impl_->lazydata = LazyBuffer::state(n, lazydata());
   return *this;
