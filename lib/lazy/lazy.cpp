@@ -45,6 +45,9 @@ bool same_node(const LazyNode& a, const LazyNode& b) {
 
 NodeId LazyGraph::add(LazyNode node) {
   uint64_t h = hash_node(node);
+  node.step = node.op == Op::ASSIGN ||
+              (node.op == Op::EMPTY && !node.name.empty() && std::holds_alternative<std::monostate>(node.arg));
+  for (NodeId s : node.srcs) node.step = node.step || nodes_[s].step;
   auto [lo, hi] = intern_.equal_range(h);
   for (auto it = lo; it != hi; ++it)
     if (same_node(nodes_[it->second], node)) return it->second;
@@ -60,7 +63,9 @@ void LazyGraph::add_state(GraphState s) {
 }
 
 void LazyGraph::add_assign(NodeId a) {
-  if (assign_set_.insert(a).second) assigns_.push_back(a);
+  if (!assign_set_.insert(a).second) return;
+  assigns_.push_back(a);
+  latest_[nodes_[a].srcs[1]] = a;
 }
 
 void LazyGraph::clear_effects() {
@@ -68,6 +73,7 @@ void LazyGraph::clear_effects() {
   state_names_.clear();
   assigns_.clear();
   assign_set_.clear();
+  latest_.clear();
 }
 
 } // namespace tg

@@ -31,6 +31,9 @@ struct LazyNode {
   // Set by contiguous() on an already contiguous base: the scheduler must realize it. Not part
   // of the node's identity.
   bool forced_realize = false;
+  // Derived, not part of the identity: the value depends on the step's data — an input or an
+  // ASSIGN (a state's later version) — rather than only on constants and states' first values.
+  bool step = false;
   bool is_view() const { return op == Op::VIEW; }
 };
 
@@ -74,6 +77,11 @@ public:
   void add_state(GraphState s);
   void add_assign(NodeId a); // once: hash-consing may hand back an ASSIGN already made
   void clear_effects();
+  // The newest version of a state buffer (its placeholder, or the last ASSIGN into it).
+  NodeId latest_version(NodeId target) const {
+    auto it = latest_.find(target);
+    return it == latest_.end() ? target : it->second;
+  }
 
 private:
   // A deque: references to nodes (shape(), st()) stay valid while the graph grows.
@@ -83,6 +91,7 @@ private:
   std::unordered_set<std::string> state_names_;
   std::vector<NodeId> assigns_;
   std::unordered_set<NodeId> assign_set_;
+  std::unordered_map<NodeId, NodeId> latest_; // state placeholder -> its newest ASSIGN
 };
 
 // The graph artifact (tg-trace's output): the nodes reachable from the outputs, in

@@ -44,6 +44,7 @@ enum class NK : uint8_t {
   Continue,
   Assert, // kids: test [, msg]
   With,   // kids[0] context expression [, kids[1] `as` target]; body (`with a, b:` nests)
+  Class,  // kids: base expressions (`object` dropped); func: the class body's scope; ref = the name
 };
 
 enum class PyOp : uint8_t {
@@ -120,6 +121,7 @@ struct FuncDef {
   int nlocals = 0;               // params first, then other locals
   std::vector<Sym> local_syms;   // slot -> name
   std::vector<NodePtr> body;     // Lambda: one Return
+  bool is_class = false;         // a class body: its names are not visible to nested scopes
 };
 
 struct Program {

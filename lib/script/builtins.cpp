@@ -448,7 +448,7 @@ void register_pipeline(Registry& r) {
                 "output '" + name + "' must be a Tensor, a number or a list, not '" + type_name(a[1]) + "'");
         Value t = a[1].kind == VKind::Tensor ? a[1] : tensor_from_data(a[1], std::nullopt, std::nullopt);
         // The value now, as the oracle's t.numpy() at this call: a later assign() does not change it.
-        in.outputs.emplace_back(name, Tensor(t.t().lazydata()));
+        in.outputs.emplace_back(name, t.t().snapshot());
         return Value();
       });
   r.function(

@@ -305,6 +305,9 @@ Interp::Flow Interp::exec_inner(const Node* s) {
     return Flow::Continue;
   case NK::With:
     return exec_with(s);
+  case NK::Class:
+    exec_class(s);
+    return Flow::Normal;
   case NK::Assert:
     if (!truthy(eval(s->kids[0].get())))
       raise("AssertionError", s->kids.size() > 1 ? str(eval(s->kids[1].get())) : "");
@@ -322,6 +325,9 @@ Interp::Flow Interp::exec_with(const Node* s) {
   Value mgr = eval(s->kids[0].get());
   auto special = [&](const char* name) -> std::optional<Value> {
     if (mgr.kind != VKind::Module) return std::nullopt;
+    if (const auto& cls = mgr.as<ModuleObj>().cls) // a script class: looked up on the class
+      return cls->attrs.count(intern(name)) ? std::optional<Value>(get_attr(mgr, intern(name)))
+                                            : std::nullopt;
     const auto* methods = mgr.as<ModuleObj>().methods;
     if (!methods || !methods->count(intern(name))) return std::nullopt;
     return get_attr(mgr, intern(name));
@@ -359,6 +365,64 @@ Interp::Flow Interp::exec_with(const Node* s) {
   }
   call_exit();
   return f;
+}
+
+// `class Name: body`: the body runs once in a frame of its own (so that its defs close over
+// the scope around the class, not over the class body); what it binds becomes the class's
+// attributes, in the order Python's class __dict__ would have them.
+void Interp::exec_class(const Node* s) {
+  const FuncDef& def = *s->func;
+  for (const auto& b : s->kids) {
+    Value base = eval(b.get()); // an undefined base is a NameError, as in Python
+    raise("TypeError", "class " + def.name + "(" +
+                           (base.kind == VKind::Module ? base.as<ModuleObj>().name : type_name(base)) +
+                           "): base classes other than object are not supported in .tg scripts");
+  }
+  auto cls = std::make_shared<ModuleObj>();
+  cls->name = def.name;
+  cls->is_class = true;
+  auto frame = std::make_shared<Frame>();
+  Value unbound;
+  unbound.kind = VKind::Unbound;
+  frame->slots.assign(def.nlocals, unbound);
+  frame->parent = frame_;
+  {
+    std::swap(frame_, frame);
+    struct Restore {
+      std::shared_ptr<Frame>& cur;
+      std::shared_ptr<Frame>& saved;
+      ~Restore() { std::swap(cur, saved); }
+    } restore{frame_, frame};
+    for (const auto& st : def.body) {
+      Flow f = exec(st.get());
+      if (f == Flow::Return) throw PyError("SyntaxError", "'return' outside function", st->line);
+      if (f == Flow::Break) throw PyError("SyntaxError", "'break' outside loop", st->line);
+      if (f == Flow::Continue) throw PyError("SyntaxError", "'continue' not properly in loop", st->line);
+    }
+  }
+  for (int k = 0; k < def.nlocals; ++k)
+    if (frame->slots[k].kind != VKind::Unbound) cls->set_attr(def.local_syms[k], frame->slots[k]);
+  store(s->ref, Value::of(VKind::Module, std::move(cls)));
+}
+
+// Net(args): a fresh instance, then Net.__init__(instance, args) when the class defines one.
+Value Interp::instantiate(const Value& cls_value, CallArgs& args) {
+  auto cls = std::static_pointer_cast<ModuleObj>(cls_value.obj);
+  auto inst = std::make_shared<ModuleObj>();
+  inst->name = cls->name;
+  inst->instance = true;
+  inst->cls = cls;
+  Value self = Value::of(VKind::Module, inst);
+  auto it = cls->attrs.find(intern("__init__"));
+  if (it == cls->attrs.end()) {
+    if (!args.pos.empty() || !args.kw.empty()) raise("TypeError", cls->name + "() takes no arguments");
+    return self;
+  }
+  Value init = it->second;
+  if (init.kind == VKind::Function) args.pos.insert(args.pos.begin(), self);
+  Value r = call(init, args);
+  if (!r.is_none()) raise("TypeError", "__init__() should return None, not '" + type_name(r) + "'");
+  return self;
 }
 
 void Interp::assign(const Node* t, const Value& v) {
@@ -423,7 +487,7 @@ void Interp::assign(const Node* t, const Value& v) {
       set_tensor_flag(obj.as<ModuleObj>(), t->sym, v); // Tensor.training = True, Tensor.no_grad = True
       return;
     }
-    if (obj.kind == VKind::Module && obj.as<ModuleObj>().instance) {
+    if (obj.kind == VKind::Module && (obj.as<ModuleObj>().instance || obj.as<ModuleObj>().is_class)) {
       obj.as<ModuleObj>().set_attr(t->sym, v);
       return;
     }
@@ -480,7 +544,7 @@ void Interp::aug_assign(const Node* s) {
     if (i < 0) i += n;
     items.at(size_t(i)) = result;
   } else {
-    if (obj.kind == VKind::Module && obj.as<ModuleObj>().instance) {
+    if (obj.kind == VKind::Module && (obj.as<ModuleObj>().instance || obj.as<ModuleObj>().is_class)) {
       obj.as<ModuleObj>().set_attr(t->sym, result);
       return;
     }
@@ -553,6 +617,7 @@ Value Interp::call(const Value& f, CallArgs& args) {
   case VKind::Method: {
     auto& m = f.as<MethodObj>();
     args.pos.insert(args.pos.begin(), m.self);
+    if (!m.fn) return call(m.func, args);
     std::vector<Value> bound;
     bind_arguments(m.fn->qualname, m.fn->spec, args, bound);
     return m.fn->fn(*this, bound);
@@ -560,6 +625,12 @@ Value Interp::call(const Value& f, CallArgs& args) {
   case VKind::Module: {
     auto& m = f.as<ModuleObj>();
     if (m.call_self) return m.call_self(*this, f, args);
+    if (m.is_class) return instantiate(f, args);
+    if (m.cls) // a script class instance: its class's __call__
+      if (auto it = m.cls->attrs.find(intern("__call__")); it != m.cls->attrs.end()) {
+        if (it->second.kind == VKind::Function) args.pos.insert(args.pos.begin(), f);
+        return call(it->second, args);
+      }
     if (m.instance) raise("TypeError", "'" + m.name + "' object is not callable");
     if (m.ctor) {
       std::vector<Value> bound;

@@ -42,7 +42,8 @@ struct Builtin : Object {
 
 struct MethodObj : Object {
   Value self;
-  const Builtin* fn;
+  const Builtin* fn = nullptr; // a native method, or
+  Value func;                  // a def from a script class (fn == nullptr)
 };
 
 struct Frame {
@@ -69,6 +70,10 @@ struct ModuleObj : Object {
   const std::unordered_map<Sym, const Builtin*>* methods = nullptr;
   // An instance's attributes in assignment order (Python's __dict__ order: state dicts use it).
   std::vector<Sym> order;
+  // Script classes (`class Net:`): the class object has is_class, its attributes (methods and
+  // class attributes) in attrs/order; an instance has instance and cls.
+  bool is_class = false;
+  std::shared_ptr<ModuleObj> cls;
   void set_attr(Sym name, Value v) {
     if (attrs.insert_or_assign(name, std::move(v)).second) order.push_back(name);
   }
@@ -129,6 +134,8 @@ private:
   Flow exec(const Node* s);
   Flow exec_inner(const Node* s);
   Flow exec_with(const Node* s);
+  void exec_class(const Node* s);
+  Value instantiate(const Value& cls, CallArgs& args);
   void assign(const Node* target, const Value& v);
   void aug_assign(const Node* s);
   Value call_function(const FunctionObj& f, CallArgs& args);

@@ -574,8 +574,18 @@ Value Interp::get_attr(const Value& obj, Sym name) {
         bound->fn = it->second;
         return Value::of(VKind::Method, std::move(bound));
       }
+    if (m.cls)
+      if (auto it = m.cls->attrs.find(name); it != m.cls->attrs.end()) {
+        if (it->second.kind != VKind::Function) return it->second; // a class attribute
+        auto bound = std::make_shared<MethodObj>();
+        bound->self = obj;
+        bound->func = it->second;
+        return Value::of(VKind::Method, std::move(bound));
+      }
     if (m.instance)
       raise("AttributeError", "'" + m.name + "' object has no attribute '" + sym_name(name) + "'");
+    if (m.is_class)
+      raise("AttributeError", "type object '" + m.name + "' has no attribute '" + sym_name(name) + "'");
     if (m.name == "Tensor" || m.name == "dtypes")
       raise("AttributeError", "type object '" + m.name + "' has no attribute '" + sym_name(name) + "'");
     raise("AttributeError", "module '" + m.name + "' has no attribute '" + sym_name(name) + "'");

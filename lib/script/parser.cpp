@@ -88,7 +88,8 @@ private:
     if (at_kw("while")) return out.push_back(while_stmt());
     if (at_kw("def")) return out.push_back(def_stmt());
     if (at_kw("with")) return out.push_back(with_stmt());
-    for (const char* w : {"class", "try", "async", "global", "nonlocal", "del", "raise", "yield"})
+    if (at_kw("class")) return out.push_back(class_stmt());
+    for (const char* w : {"try", "async", "global", "nonlocal", "del", "raise", "yield"})
       if (at_kw(w)) error(std::string("'") + w + "' is not supported in .tg scripts");
     if (at(TK::Indent)) unexpected();
     simple_statements(out);
@@ -316,6 +317,39 @@ private:
     expect_op(")");
     if (accept_op("->")) test();
     f->body = suite();
+    n->func = f;
+    return n;
+  }
+
+  // `class Name:` / `class Name():` / `class Name(object):` and a body run once in its own
+  // scope. Other bases are kept as expressions: the evaluator rejects them once they evaluate
+  // (an undefined one is a NameError, as in Python). Methods get qualified names ("Net.loss")
+  // for Python's TypeError messages.
+  NodePtr class_stmt() {
+    auto n = node(NK::Class);
+    ++i_;
+    auto f = std::make_shared<FuncDef>();
+    f->name = name();
+    f->is_class = true;
+    n->ref.sym = intern(f->name);
+    if (accept_op("(")) {
+      while (!at_op(")")) {
+        if (at(TK::Name) && cur().text == "object" && (t_[i_ + 1].kind == TK::Op) &&
+            (t_[i_ + 1].text == ")" || t_[i_ + 1].text == ",")) {
+          ++i_;
+        } else {
+          if (at(TK::Name) && t_[i_ + 1].kind == TK::Op && t_[i_ + 1].text == "=")
+            error("class keywords (metaclass=...) are not supported in .tg scripts");
+          if (at_op("*") || at_op("**")) error("starred class bases are not supported in .tg scripts");
+          n->kids.push_back(test());
+        }
+        if (!accept_op(",")) break;
+      }
+      expect_op(")");
+    }
+    f->body = suite();
+    for (auto& s : f->body)
+      if (s->kind == NK::Def) s->func->name = f->name + "." + s->func->name;
     n->func = f;
     return n;
   }

@@ -48,6 +48,7 @@ private:
         if (s->kids.size() > 1) collect_target(*s->kids[1], sc);
         break;
       case NK::Def:
+      case NK::Class:
         sc.declare(s->ref.sym);
         break;
       default:
@@ -61,6 +62,7 @@ private:
   void name(NameRef& ref) {
     for (int d = 0; d < int(scopes_.size()); ++d) {
       FuncScope& sc = scopes_[scopes_.size() - 1 - d];
+      if (d > 0 && sc.f->is_class) continue; // a class body's names: only the body itself sees them
       auto it = sc.slots.find(ref.sym);
       if (it != sc.slots.end()) {
         ref.scope = d == 0 ? Scope::Local : Scope::Enclosing;
@@ -94,6 +96,11 @@ private:
       for (auto& d : n->func->defaults) node(d.get());
       name(n->ref);
       function(*n->func);
+      return;
+    case NK::Class:
+      for (auto& k : n->kids) node(k.get());
+      name(n->ref);
+      function(*n->func); // no parameters: the body's names become its slots
       return;
     case NK::Lambda:
       for (auto& d : n->func->defaults) node(d.get());

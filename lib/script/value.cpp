@@ -1,6 +1,7 @@
 #include "script/value.h"
 
 #include "script/dict.h"
+#include "script/interp.h"
 
 #include <cmath>
 #include <cstdio>
@@ -101,8 +102,11 @@ std::string type_name(const Value& v) {
     return "builtin_function_or_method";
   case VKind::Method:
     return "method";
-  case VKind::Module:
-    return "module";
+  case VKind::Module: {
+    const auto& m = v.as<ModuleObj>();
+    if (m.instance) return m.name; // an nn layer, an optimizer, a script class's instance
+    return m.is_class ? "type" : "module";
+  }
   case VKind::Dict:
     return "dict";
   case VKind::Unbound:
@@ -222,8 +226,12 @@ std::string repr(const Value& v) {
     return "<built-in function>";
   case VKind::Method:
     return "<bound method>";
-  case VKind::Module:
+  case VKind::Module: {
+    const auto& m = v.as<ModuleObj>();
+    if (m.is_class) return "<class '__main__." + m.name + "'>";
+    if (m.cls) return "<__main__." + m.name + " object>";
     return "<module>";
+  }
   case VKind::Dict: {
     std::string r = "{";
     const auto& items = v.as<DictObj>().items;

@@ -133,6 +133,9 @@ public:
   std::shared_ptr<Tensor> grad() const;
   void set_grad(std::shared_ptr<Tensor> g);                     // `t.grad = None` (nullptr) or a tensor
   bool same(const Tensor& o) const { return impl_ == o.impl_; } // Python `is`
+  // This tensor's value now, as a new handle that keeps it: a later assign into a state it
+  // reads does not move it to the newer version (what output() records).
+  Tensor snapshot() const;
 
   // --- movement ---
   Tensor reshape(const Shape& shape) const; // -1 infers, kKeepDim keeps
@@ -263,7 +266,8 @@ public:
   // --- state (tensor_state.cpp) ---
   // Nothing runs at trace time, so realize() means: from here on this tensor is a state buffer
   // of the program (named `name`, else "state.N"), whose first value is what it was; tg-run
-  // keeps it across steps and can load/save it. A no-op on an input or a state.
+  // keeps it across steps and can load/save it. A no-op on an input or a state, and on a value
+  // computed from this step's data (inputs, assigned states), which every step computes.
   Tensor& realize(const std::string& name = "");
   bool is_state() const; // a state's placeholder, or an ASSIGN into one
   // tensor.py's replace and assign: assign into a state (or the ASSIGN that last wrote one)

@@ -21,7 +21,25 @@ Tensor::Tensor(LazyBuffer lb, std::optional<bool> requires_grad) : impl_(std::ma
   impl_->requires_grad = requires_grad;
 }
 
-const LazyBuffer& Tensor::lazydata() const { return impl_->lazydata; }
+const LazyBuffer& Tensor::lazydata() const {
+  // A state is one buffer, as in tinygrad: a tensor that reads it (or a view of it) reads its
+  // newest version, also after an assign made through another tensor (`w[1:3].assign(v)`
+  // then `w`). Nodes built before that assign keep the version they were built from.
+  LazyBuffer& lb = impl_->lazydata;
+  if (!impl_->follows_state) return lb;
+  const LazyGraph& g = lazy_graph();
+  NodeId b = g.base(lb.id());
+  const LazyNode& bn = g[b];
+  if (bn.op == Op::ASSIGN || (bn.op == Op::EMPTY && !bn.name.empty())) {
+    NodeId latest = g.latest_version(bn.op == Op::ASSIGN ? bn.srcs[1] : b);
+    if (latest != b) {
+      bool detached = lb.is_detached();
+      lb = LazyBuffer(latest).view(lb.st());
+      if (detached) lb = lb.detach();
+    }
+  }
+  return lb;
+}
 
 int64_t Tensor::len() const {
   if (shape().empty()) fail("TypeError", "len() of a 0-d tensor");
@@ -32,6 +50,12 @@ std::optional<bool> Tensor::requires_grad() const { return impl_->requires_grad;
 void Tensor::set_requires_grad(std::optional<bool> v) { impl_->requires_grad = v; }
 std::shared_ptr<Tensor> Tensor::grad() const { return impl_->grad; }
 void Tensor::set_grad(std::shared_ptr<Tensor> g) { impl_->grad = std::move(g); }
+
+Tensor Tensor::snapshot() const {
+  Tensor t(lazydata(), requires_grad());
+  t.impl_->follows_state = false;
+  return t;
+}
 
 Tensor Tensor::detach() const { return Tensor(lazydata().detach(), false); }
 

@@ -15,6 +15,7 @@ namespace tg {
 
 struct Tensor::Impl {
   LazyBuffer lazydata;
+  bool follows_state = true; // lazydata() moves to a state's newest version (not for snapshots)
   std::optional<bool> requires_grad;
   std::shared_ptr<Tensor> grad;
   std::shared_ptr<Function> ctx; // set by apply_function when an input requires grad

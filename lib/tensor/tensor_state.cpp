@@ -18,6 +18,9 @@ bool Tensor::is_state() const {
 
 Tensor& Tensor::realize(const std::string& name) {
   if (is_state() || is_input(lazydata().base().node())) return *this;
+  // A value of this step's data (an input, a state's updated version) is computed on every
+  // step anyway: making it a state would freeze its first value.
+  if (lazydata().node().step) return *this;
   return make_state(name);
 }
 

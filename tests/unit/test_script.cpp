@@ -236,6 +236,65 @@ TEST(ScriptFunctions, function_without_return_gives_none) {
   EXPECT_EQ(run("def f():\n  pass\nprint(f())"), "None\n");
 }
 
+TEST(ScriptClasses, init_attributes_methods_and_call) {
+  std::string cls = "class Acc:\n"
+                    "  '''doc'''\n"
+                    "  def __init__(self, start=0, *more):\n"
+                    "    self.total = start + len(more)\n"
+                    "    self.step = 1\n"
+                    "  def add(self, n=None):\n"
+                    "    self.total += self.step if n is None else n\n"
+                    "    return self\n"
+                    "  def __call__(self, k):\n"
+                    "    return self.total * k\n";
+  EXPECT_EQ(run(cls + "a = Acc(10, 'x', 'y')\na.step = 5\na.add().add(1)\nprint(a.total, a(2), a.step)"),
+            "18 36 5\n");
+  EXPECT_EQ(run(cls + "a = Acc(start=0)\nf = a.add\nf(); f(); f(4)\nprint(a.total, Acc.add(a, 1).total)"),
+            "6 7\n");
+  EXPECT_EQ(run(cls + "a = Acc()\na.extra = [1]\na.extra += [2]\nprint(a.extra)"), "[1, 2]\n");
+  EXPECT_EQ(run("class E: pass\nclass F(): pass\nclass G(object): pass\nprint(E() is not E(), F(), G)"),
+            "True <__main__.F object> <class '__main__.G'>\n");
+}
+
+TEST(ScriptClasses, class_attributes_scopes_and_closures) {
+  std::string cls = "class C:\n  k = 2\n  ks = [k, k * 2]\n  def get(self): return self.k\n";
+  EXPECT_EQ(run(cls + "c = C()\nd = C()\nd.k = 5\nprint(c.get(), d.get(), C.k, C.ks)"), "2 5 2 [2, 4]\n");
+  EXPECT_EQ(run(cls + "c = C()\nC.k = 7\nprint(c.get())"), "7\n");
+  // a method does not see the class body's names, but does see the function around the class
+  EXPECT_EQ(error(cls + "class D:\n  y = 1\n  def f(self): return y\nD().f()"),
+            "7: NameError: name 'y' is not defined");
+  EXPECT_EQ(run("def make(n):\n  class P:\n    def get(self): return n\n  return P()\nprint(make(3).get())"),
+            "3\n");
+}
+
+TEST(ScriptClasses, state_dict_walks_instance_attributes_in_assignment_order) {
+  std::string src = "class Net:\n"
+                    "  def __init__(self):\n"
+                    "    self.b = nn.Linear(2, 3)\n"
+                    "    self.a = [nn.Linear(3, 3, bias=False), {'n': nn.LayerNorm(3)}]\n"
+                    "    self.s = 1.5\n"
+                    "print(list(nn.state.get_state_dict(Net()).keys()), len(nn.state.get_parameters(Net())))";
+  EXPECT_EQ(run(src), "['b.weight', 'b.bias', 'a.0.weight', 'a.1.n.weight', 'a.1.n.bias'] 5\n");
+}
+
+TEST(ScriptClasses, errors_read_like_python) {
+  std::string cls = "class Net:\n  def __init__(self, h):\n    self.h = h\n  def f(self, x): return x\n";
+  EXPECT_EQ(error(cls + "y = Net(1).foo"), "5: AttributeError: 'Net' object has no attribute 'foo'");
+  EXPECT_EQ(error(cls + "y = Net.foo"), "5: AttributeError: type object 'Net' has no attribute 'foo'");
+  EXPECT_EQ(error(cls + "Net()"), "5: TypeError: Net.__init__() missing 1 required positional argument: 'h'");
+  EXPECT_EQ(error(cls + "Net(1, 2)"),
+            "5: TypeError: Net.__init__() takes 2 positional arguments but 3 were given");
+  EXPECT_EQ(error(cls + "Net(1).f()"), "5: TypeError: Net.f() missing 1 required positional argument: 'x'");
+  EXPECT_EQ(error(cls + "Net(1)(2)"), "5: TypeError: 'Net' object is not callable");
+  EXPECT_EQ(error("class E: pass\nE(1)"), "2: TypeError: E() takes no arguments");
+  EXPECT_EQ(error("class E:\n  def __init__(self): return 1\nE()"),
+            "3: TypeError: __init__() should return None, not 'int'");
+  EXPECT_EQ(error("class E(Base): pass"), "1: NameError: name 'Base' is not defined");
+  EXPECT_EQ(error("class E(int): pass").substr(0, 13), "1: TypeError:");
+  EXPECT_EQ(error("class E(metaclass=int): pass"),
+            "1: SyntaxError: class keywords (metaclass=...) are not supported in .tg scripts");
+}
+
 TEST(ScriptErrors, name_error_names_the_line) {
   EXPECT_EQ(error("a = 1\nb = c + 1\n"), "2: NameError: name 'c' is not defined");
 }

@@ -141,3 +141,19 @@ TEST(State, the_rng_counter_becomes_a_state_once_the_program_has_one) {
   EXPECT_EQ(g.states[1].name, "_rng_counter");
   EXPECT_EQ(g.assigns.size(), 2u); // w, and the counter advanced by the step's draws
 }
+
+TEST(State, realize_of_a_value_of_this_steps_data_makes_no_state) {
+  // (x * 2) reads an input, (w * 2) an updated state: every step computes them; only the
+  // initial-value tensor becomes a state
+  Graph g = trace_script("x = input('x', (3,))\ny = (x * 2).realize()\nw = Tensor.ones(3).realize()\nw += 1\n"
+                         "z = (w * 2).realize()\noutput('y', y)\noutput('z', z)",
+                         "t.tg");
+  EXPECT_EQ(g.states.size(), 1u);
+}
+
+TEST(State, a_tensor_reads_the_newest_version_after_a_write_through_a_view) {
+  Schedule s = schedule_script("w = Tensor.zeros(4).contiguous().realize()\nw[1:3].assign(Tensor.ones(2)).realize()\n"
+                               "output('w', w)");
+  // no copy: the output is the state buffer after the partial assign
+  EXPECT_EQ(s.outputs[0].buffer, s.states[0].buffer);
+}
