@@ -29,5 +29,5 @@ need_sklearn() {
   expect_eq "$(cmp once/loss.npy twice/loss.npy && echo same)" "same"
   # the named weights are there for nn.state.load_state_dict
   expect_eq "$("$PYTHON" -c 'from safetensors.numpy import load_file; print(sorted(k for k in load_file("once.safetensors") if not k.startswith("state.")))')" \
-    "['0.bias', '0.weight', '1.bias', '1.weight']"
+    "['l1.bias', 'l1.weight', 'l2.bias', 'l2.weight']"
 }
