@@ -7,6 +7,24 @@
 
 namespace tg::script {
 
+// Makes `frame` (its slots grown to n, unbound) the current frame for a scope: a function
+// call, a class body, a comprehension. The previous frame comes back when the scope ends,
+// also when it ends with an error.
+struct Interp::FrameScope {
+  std::shared_ptr<Frame>& cur;
+  std::shared_ptr<Frame> saved;
+  FrameScope(std::shared_ptr<Frame>& current, std::shared_ptr<Frame> frame, size_t n,
+             std::shared_ptr<Frame> parent)
+      : cur(current) {
+    Value unbound;
+    unbound.kind = VKind::Unbound;
+    frame->slots.resize(n, unbound);
+    frame->parent = std::move(parent);
+    saved = std::exchange(cur, std::move(frame));
+  }
+  ~FrameScope() { cur = std::move(saved); }
+};
+
 // ---- parameter specs and binding ----
 
 ParamSpec ParamSpec::parse(const std::string& spec) {
@@ -382,17 +400,8 @@ void Interp::exec_class(const Node* s) {
   cls->name = def.name;
   cls->is_class = true;
   auto frame = std::make_shared<Frame>();
-  Value unbound;
-  unbound.kind = VKind::Unbound;
-  frame->slots.assign(def.nlocals, unbound);
-  frame->parent = frame_;
   {
-    std::swap(frame_, frame);
-    struct Restore {
-      std::shared_ptr<Frame>& cur;
-      std::shared_ptr<Frame>& saved;
-      ~Restore() { std::swap(cur, saved); }
-    } restore{frame_, frame};
+    FrameScope scope(frame_, frame, def.nlocals, frame_);
     for (const auto& st : def.body) {
       Flow f = exec(st.get());
       if (f == Flow::Return) throw PyError("SyntaxError", "'return' outside function", st->line);
@@ -585,16 +594,7 @@ Value Interp::call_function(const FunctionObj& f, CallArgs& args) {
   DepthGuard guard(depth_, recursion_limit_);
   auto frame = std::make_shared<Frame>();
   bind_arguments(f.def->name, f.spec, args, frame->slots);
-  Value unbound;
-  unbound.kind = VKind::Unbound;
-  frame->slots.resize(f.def->nlocals, unbound);
-  frame->parent = f.closure;
-  std::swap(frame_, frame);
-  struct Restore {
-    std::shared_ptr<Frame>& cur;
-    std::shared_ptr<Frame>& saved;
-    ~Restore() { std::swap(cur, saved); }
-  } restore{frame_, frame};
+  FrameScope scope(frame_, std::move(frame), f.def->nlocals, f.closure);
   Flow fl = exec_block(f.def->body);
   if (fl == Flow::Break || fl == Flow::Continue) raise("SyntaxError", "'break' outside loop");
   if (fl != Flow::Return) return Value();
@@ -687,17 +687,7 @@ Value Interp::call_method_node(const Node* n) {
 Value Interp::list_comp(const Node* n) {
   DepthGuard guard(depth_, recursion_limit_);
   Value first_iter = eval(n->comps[0].iter.get());
-  auto frame = std::make_shared<Frame>();
-  Value unbound;
-  unbound.kind = VKind::Unbound;
-  frame->slots.assign(n->func->nlocals, unbound);
-  frame->parent = frame_;
-  std::swap(frame_, frame);
-  struct Restore {
-    std::shared_ptr<Frame>& cur;
-    std::shared_ptr<Frame>& saved;
-    ~Restore() { std::swap(cur, saved); }
-  } restore{frame_, frame};
+  FrameScope scope(frame_, std::make_shared<Frame>(), n->func->nlocals, frame_);
   std::vector<Value> out;
   std::vector<Value> items = iterate(first_iter);
   const Comprehension& c = n->comps[0];

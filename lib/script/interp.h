@@ -129,6 +129,7 @@ public:
   std::optional<Value> last_expression;                 // module-level expression statement values (not None)
 
 private:
+  struct FrameScope;
   enum class Flow { Normal, Return, Break, Continue };
   Flow exec_block(const std::vector<NodePtr>& body);
   Flow exec(const Node* s);
