@@ -283,3 +283,14 @@ COUNTER=$'c = Tensor.zeros(3).contiguous().realize()\nc += 1\noutput("loss", c.s
   cmp one/c.npy three/c.npy
   expect_eq "$(tg-trace k.tg | tg-schedule | tg-codegen --json | jq '.kernels[0].parallel > 1 and .kernels[0].work == 256 * 128 * 96')" "true"
 }
+
+@test "tg-run --steps 3 draws the random numbers a three-iteration loop draws" {
+  program $'Tensor.manual_seed(11)\nw = Tensor.ones(6).contiguous().realize()\nw.assign(w + Tensor.rand(6))\noutput("w", w)'
+  run_split tg-run p.bin --steps 3
+  [ "$status" -eq 0 ]
+  stepped="$out"
+  program $'Tensor.manual_seed(11)\nw = Tensor.ones(6)\nfor i in range(3):\n  w = w + Tensor.rand(6)\noutput("w", w)'
+  run_split tg-run p.bin
+  [ "$status" -eq 0 ]
+  expect_eq "$stepped" "$out"
+}
