@@ -1,5 +1,6 @@
 #include "runtime/clang_compiler.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 #include "runtime/compile_cache.h"
@@ -114,6 +116,54 @@ ClangCompiler::Result ClangCompiler::compile(const std::string& source) const {
   }
   fs::rename(src, cache.path_for(key).replace_extension(".c"),
              ec); // the source, for people reading the cache
+  return {cache.insert(key, out), false};
+}
+
+ClangCompiler::Result ClangCompiler::compile(const std::vector<std::string>& units) const {
+  if (units.size() == 1) return compile(units[0]);
+  CompileCache cache("clang", ".so");
+  std::string all = std::to_string(units.size()) + " units\n";
+  for (const std::string& u : units) all += u + "\n//--- unit ---\n";
+  std::string key = CompileCache::key(identity(), all);
+  if (auto hit = cache.lookup(key)) return {*hit, true};
+
+  std::vector<fs::path> srcs, objs;
+  for (const std::string& u : units) {
+    srcs.push_back(cache.temp_path(".c"));
+    objs.push_back(cache.temp_path(".o"));
+    write_file_atomic(srcs.back(), u);
+  }
+  fs::path out = cache.temp_path(".so");
+  std::vector<ProcessResult> results(units.size());
+  {
+    std::vector<std::thread> jobs;
+    for (size_t i = 0; i < units.size(); ++i)
+      jobs.emplace_back([&, i] {
+        std::vector<std::string> args = argv(srcs[i].string(), objs[i].string());
+        args.erase(std::find(args.begin(), args.end(), "-shared"));
+        args.insert(args.end() - 2, "-c"); // before "-o OUT"
+        results[i] = run_process(args);
+      });
+    for (std::thread& t : jobs) t.join();
+  }
+  std::vector<std::string> link{executable_, "-shared"};
+  for (const fs::path& o : objs) link.push_back(o.string());
+  link.insert(link.end(), {"-o", out.string()});
+  ProcessResult linked;
+  const ProcessResult* failed = nullptr;
+  for (const ProcessResult& r : results)
+    if (r.status != 0 && !failed) failed = &r;
+  if (!failed) {
+    linked = run_process(link);
+    if (linked.status != 0) failed = &linked;
+  }
+  std::error_code ec;
+  for (const fs::path& f : objs) fs::remove(f, ec);
+  for (const fs::path& f : srcs) fs::remove(f, ec);
+  if (failed) {
+    fs::remove(out, ec);
+    fail("RuntimeError", "clang failed (exit " + std::to_string(failed->status) + "):\n" + failed->output);
+  }
   return {cache.insert(key, out), false};
 }
 

@@ -25,6 +25,9 @@ public:
   };
   // Throws tg::Error("RuntimeError", "clang failed:\n<stderr>") when compilation fails.
   Result compile(const std::string& source) const;
+  // Several translation units of one shared object: each compiled by its own clang, all at
+  // once, then linked (one unit: as compile(source)).
+  Result compile(const std::vector<std::string>& units) const;
 
 private:
   std::string executable_;

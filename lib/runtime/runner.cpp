@@ -61,41 +61,70 @@ std::optional<std::string> partial_kernel(const std::string& src, const std::str
   return out;
 }
 
-std::string program_translation_unit(const Program& p) {
+namespace {
+
+// Kernels [first, last) of a program with their launchers: one translation unit.
+std::string translation_unit(const Program& p, size_t first, size_t last) {
   std::ostringstream os;
-  std::vector<bool> split(p.kernels.size());
-  for (size_t n = 0; n < p.kernels.size(); ++n) {
+  std::vector<bool> split(last - first);
+  for (size_t n = first; n < last; ++n) {
     const ProgramKernel& k = p.kernels[n];
     std::optional<std::string> part;
     if (k.parallel >= 2 && k.work >= kMinParallelWork) part = partial_kernel(k.src, k.name, k.parallel);
-    split[n] = bool(part);
+    split[n - first] = bool(part);
     // A split kernel is compiled once, as its range form: the whole kernel is the full range.
     if (part)
       os << k.src.substr(0, k.src.find("void " + k.name + "(")) << *part << "\n";
     else
       os << k.src << "\n";
   }
-  for (size_t n = 0; n < p.kernels.size(); ++n) {
+  for (size_t n = first; n < last; ++n) {
     const ProgramKernel& k = p.kernels[n];
+    bool is_split = split[n - first];
     auto call = [&](const std::string& fn, const std::string& range) {
       os << fn << "(";
       for (size_t i = 0; i < k.bufs.size(); i++) os << (i ? ", " : "") << "args[" << i << "]";
       os << range << "); }\n";
     };
     os << "void tg_launch_" << k.name << "(void** args) { ";
-    call(split[n] ? k.name + "_tgpart" : k.name, split[n] ? ", 0, " + std::to_string(k.parallel) : "");
-    if (!split[n]) continue;
+    call(is_split ? k.name + "_tgpart" : k.name, is_split ? ", 0, " + std::to_string(k.parallel) : "");
+    if (!is_split) continue;
     os << "void tg_launch_part_" << k.name << "(void** args, int s, int e) { ";
     call(k.name + "_tgpart", ", s, e");
   }
   return os.str();
 }
 
+} // namespace
+
+std::string program_translation_unit(const Program& p) { return translation_unit(p, 0, p.kernels.size()); }
+
+std::vector<std::string> program_translation_units(const Program& p, int most) {
+  // About kMinUnitBytes of C per unit at least: below that, a second clang costs more than it saves.
+  constexpr size_t kMinUnitBytes = 16 * 1024;
+  size_t total = 0;
+  for (const ProgramKernel& k : p.kernels) total += k.src.size();
+  size_t units =
+      std::min({size_t(std::max(most, 1)), p.kernels.size(), std::max<size_t>(1, total / kMinUnitBytes)});
+  std::vector<std::string> out;
+  size_t first = 0, done = 0;
+  for (size_t u = 0; u < units; ++u) {
+    // contiguous runs of kernels of about equal source size
+    size_t last = first, goal = total * (u + 1) / units;
+    while (last < p.kernels.size() && (u + 1 == units || done < goal)) done += p.kernels[last++].src.size();
+    if (last == first && last < p.kernels.size()) done += p.kernels[last++].src.size();
+    if (last > first) out.push_back(translation_unit(p, first, last));
+    first = last;
+  }
+  return out;
+}
+
 LoadedProgram::LoadedProgram(const Program& p) {
   check(p.device == "CLANG", "RuntimeError", "unknown device '" + p.device + "' (known: CLANG)");
   if (p.kernels.empty()) return;
   ClangCompiler compiler;
-  ClangCompiler::Result r = compiler.compile(program_translation_unit(p));
+  // Big programs are compiled as several units by as many clangs at once, then linked.
+  ClangCompiler::Result r = compiler.compile(program_translation_units(p, kernel_threads()));
   library_ = r.library.string();
   cache_hit_ = r.cache_hit;
   handle_ = dlopen(library_.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -21,6 +21,9 @@ namespace tg {
 // as `<name>_tgpart`, the same function over the loop range [tg_start, tg_end): its launcher
 // passes the full range, and `tg_launch_part_<name>(args, s, e)` a part.
 std::string program_translation_unit(const Program& p);
+// The same split into at most `most` units of whole kernels (fewer for small programs), to be
+// compiled at once and linked into one shared object.
+std::vector<std::string> program_translation_units(const Program& p, int most);
 // <name>_tgpart's source from a kernel's, or nullopt when its first loop is not
 // `for (int V = 0; V < extent; V++)` (then the kernel runs whole).
 std::optional<std::string> partial_kernel(const std::string& src, const std::string& name, int64_t extent);

@@ -62,3 +62,30 @@ TEST(Threads, a_split_run_gives_the_same_bytes) {
   EXPECT_EQ(run("1"), run("2"));
   EXPECT_EQ(run("1"), run("5"));
 }
+
+TEST(Threads, a_big_program_compiles_as_several_units_with_the_same_results) {
+  // many kernels with a lot of C source: split into units compiled by clangs at once
+  std::string src = "x = input('x', (64, 64))\n";
+  for (int i = 0; i < 80; ++i)
+    src += "output('o" + std::to_string(i) + "', (x * " + std::to_string(i + 1) + ").exp().sum(axis=" +
+           std::to_string(i % 2) + ").sqrt())\n";
+  Program p = codegen_schedule(schedule_graph(trace_script(src, "t.tg")), "CLANG");
+  std::vector<std::string> units = program_translation_units(p, 4);
+  ASSERT_GE(units.size(), 2u);
+  EXPECT_EQ(program_translation_units(p, 1).size(), 1u);
+  size_t launchers = 0;
+  for (const std::string& u : units)
+    for (size_t at = u.find("void tg_launch_"); at != std::string::npos; at = u.find("void tg_launch_", at + 1))
+      ++launchers;
+  EXPECT_EQ(launchers, p.kernels.size()); // every kernel once, none split (all small)
+  HostBuffer x{DType::Float32, {64, 64}, std::vector<uint8_t>(64 * 64 * 4)};
+  for (size_t i = 0; i < 64 * 64; ++i) reinterpret_cast<float*>(x.data.data())[i] = float(i % 7) / 10;
+  auto run = [&](const char* threads) {
+    setenv("TG_THREADS", threads, 1);
+    auto out = run_program(p, {{"x", x}});
+    unsetenv("TG_THREADS");
+    return out;
+  };
+  auto one = run("1"), four = run("4");
+  for (auto& [name, b] : one) EXPECT_EQ(b.data, four.at(name).data) << name;
+}
