@@ -296,7 +296,7 @@ void validate_graph(const Graph& g) {
     for (NodeId id : {st.node, st.init})
       check(id < g.nodes.size(), where, "node " + std::to_string(id) + " does not exist");
     const LazyNode& n = g.nodes[st.node];
-    check(n.op == Op::EMPTY && n.name == st.name, where,
+    check(n.is_state() && n.name == st.name, where,
           "node " + std::to_string(st.node) + " is not its placeholder");
     check(g.nodes[st.init].shape == n.shape && g.nodes[st.init].dtype == n.dtype, where,
           "first value differs in shape or dtype");

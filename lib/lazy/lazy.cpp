@@ -45,8 +45,7 @@ bool same_node(const LazyNode& a, const LazyNode& b) {
 
 NodeId LazyGraph::add(LazyNode node) {
   uint64_t h = hash_node(node);
-  node.step = node.op == Op::ASSIGN ||
-              (node.op == Op::EMPTY && !node.name.empty() && std::holds_alternative<std::monostate>(node.arg));
+  node.step = node.op == Op::ASSIGN || node.is_input();
   for (NodeId s : node.srcs) node.step = node.step || nodes_[s].step;
   auto [lo, hi] = intern_.equal_range(h);
   for (auto it = lo; it != hi; ++it)

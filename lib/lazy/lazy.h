@@ -35,6 +35,12 @@ struct LazyNode {
   // ASSIGN (a state's later version) — rather than only on constants and states' first values.
   bool step = false;
   bool is_view() const { return op == Op::VIEW; }
+  // Named placeholders: an input (bound by tg-run --in; no arg) or a state (LazyBuffer::state;
+  // a serial number as arg).
+  bool is_input() const {
+    return op == Op::EMPTY && !name.empty() && std::holds_alternative<std::monostate>(arg);
+  }
+  bool is_state() const { return op == Op::EMPTY && !name.empty() && std::holds_alternative<Scalar>(arg); }
 };
 
 struct GraphInput {
@@ -63,6 +69,12 @@ public:
   const std::deque<LazyNode>& nodes() const { return nodes_; }
 
   NodeId base(NodeId id) const { return nodes_[id].is_view() ? nodes_[id].srcs[0] : id; }
+  // The buffer holding a node's value: an ASSIGN writes its target's placeholder in place;
+  // anything else is its base.
+  NodeId storage(NodeId id) const {
+    NodeId b = base(id);
+    return nodes_[b].op == Op::ASSIGN ? nodes_[b].srcs[1] : b;
+  }
   void force_realize(NodeId id) { nodes_[id].forced_realize = true; }
 
   // lazy.py's contiguous_child: base -> (its contiguous copy, the view that maps back), so later

@@ -76,7 +76,7 @@ LazyBuffer LazyBuffer::assign(const LazyBuffer& x) const {
         "assign target must have same size self.size=" + std::to_string(size()) +
             " != x.size=" + std::to_string(x.size()));
   // Assigning again to a tensor that holds an ASSIGN writes the same buffer again.
-  LazyBuffer target = base().node().op == Op::ASSIGN ? LazyBuffer(base().node().srcs[1]) : base();
+  LazyBuffer target(lazy_graph().storage(id()));
   LazyBuffer ret;
   if (st().contiguous() && size() == target.size()) {
     ret = loadop(Op::ASSIGN, target.shape(), dtype(), {}, {x.reshape(target.shape()), target});

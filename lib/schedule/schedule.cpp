@@ -410,19 +410,19 @@ std::vector<PreItem> Scheduler::run() {
 // (init kernels do not run when states are loaded, so the step may not read their results).
 class BufferTable {
 public:
-  BufferTable(Schedule& s, const std::unordered_set<NodeId>& states) : s_(s), states_(states) {}
+  explicit BufferTable(Schedule& s) : s_(s) {}
   using Local = std::unordered_map<NodeId, int>;
 
   int get(NodeId b, Local& local) {
     const LazyGraph& g = lazy_graph();
-    if (g[b].op == Op::ASSIGN) b = g.base(g[b].srcs[1]); // writes its target in place
+    b = g.storage(b); // an ASSIGN writes its target in place
     const LazyNode& node = g[b];
     bool shared = node.op == Op::EMPTY || node.op == Op::COPY;
     Local& map = shared ? shared_ : local;
     if (auto it = map.find(b); it != map.end()) return it->second;
     BufferInfo info{int(s_.buffers.size()), node.dtype, prod(node.shape), BufferRole::Intermediate, "", {}};
-    if (node.op == Op::EMPTY && !node.name.empty()) {
-      info.role = states_.count(b) ? BufferRole::State : BufferRole::Input;
+    if (node.is_input() || node.is_state()) {
+      info.role = node.is_state() ? BufferRole::State : BufferRole::Input;
       info.name = node.name;
     } else if (node.op == Op::COPY) {
       info.role = BufferRole::Constant;
@@ -445,7 +445,6 @@ public:
 
 private:
   Schedule& s_;
-  const std::unordered_set<NodeId>& states_;
   Local shared_;
 };
 
@@ -455,9 +454,7 @@ Schedule schedule_graph(const Graph& graph) {
   std::vector<NodeId> ids = import_graph(graph);
   const LazyGraph& g = lazy_graph();
   Schedule s;
-  std::unordered_set<NodeId> state_nodes;
-  for (const GraphState& st : graph.states) state_nodes.insert(ids[st.node]);
-  BufferTable table(s, state_nodes);
+  BufferTable table(s);
   BufferTable::Local none;
   for (const GraphInput& in : graph.inputs) {
     NodeId b = ids[in.node];
@@ -484,7 +481,7 @@ Schedule schedule_graph(const Graph& graph) {
   Scheduler::NextWriter next_writer;
   std::unordered_map<NodeId, NodeId> last_version; // buffer -> its latest version so far
   for (NodeId a : graph.assigns) {
-    NodeId target = g.base(g[ids[a]].srcs[1]);
+    NodeId target = g.storage(ids[a]);
     auto [it, fresh] = last_version.emplace(target, target);
     next_writer[it->second] = ids[a];
     it->second = ids[a];

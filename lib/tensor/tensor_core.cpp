@@ -28,10 +28,9 @@ const LazyBuffer& Tensor::lazydata() const {
   LazyBuffer& lb = impl_->lazydata;
   if (!impl_->follows_state) return lb;
   const LazyGraph& g = lazy_graph();
-  NodeId b = g.base(lb.id());
-  const LazyNode& bn = g[b];
-  if (bn.op == Op::ASSIGN || (bn.op == Op::EMPTY && !bn.name.empty())) {
-    NodeId latest = g.latest_version(bn.op == Op::ASSIGN ? bn.srcs[1] : b);
+  NodeId b = g.base(lb.id()), buffer = g.storage(b);
+  if (g[buffer].is_state()) {
+    NodeId latest = g.latest_version(buffer);
     if (latest != b) {
       bool detached = lb.is_detached();
       lb = LazyBuffer(latest).view(lb.st());

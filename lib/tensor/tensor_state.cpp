@@ -6,18 +6,10 @@
 
 namespace tg {
 
-namespace {
-bool is_input(const LazyNode& b) { return b.op == Op::EMPTY && !b.name.empty(); }
-} // namespace
-
-bool Tensor::is_state() const {
-  // A state's placeholder is a named EMPTY with a serial (LazyBuffer::state); an input's has none.
-  const LazyNode& b = lazydata().base().node();
-  return (is_input(b) && std::holds_alternative<Scalar>(b.arg)) || b.op == Op::ASSIGN;
-}
+bool Tensor::is_state() const { return lazy_graph()[lazy_graph().storage(lazydata().id())].is_state(); }
 
 Tensor& Tensor::realize(const std::string& name) {
-  if (is_state() || is_input(lazydata().base().node())) return *this;
+  if (is_state() || lazydata().base().node().is_input()) return *this;
   // A value of this step's data (an input, a state's updated version) is computed on every
   // step anyway: making it a state would freeze its first value.
   if (lazydata().node().step) return *this;
@@ -74,11 +66,10 @@ void Tensor::setitem(const std::vector<Index>& indices, const Operand& vo) {
   assign_to.assign(v);
   // A view of this buffer was written: this tensor now reads the buffer's next version. An
   // index that is not a view (tensor indices) wrote a copy, as in tinygrad: nothing changes.
-  const LazyNode& written = assign_to.lazydata().base().node();
-  LazyBuffer target = lazydata().base().node().op == Op::ASSIGN ? LazyBuffer(lazydata().base().node().srcs[1])
-                                                                : lazydata().base();
-  if (written.op == Op::ASSIGN && written.srcs[1] == target.id())
-    impl_->lazydata = assign_to.lazydata().base().view(lazydata().st());
+  const LazyGraph& g = lazy_graph();
+  LazyBuffer written = assign_to.lazydata().base();
+  if (written.node().op == Op::ASSIGN && g.storage(written.id()) == g.storage(lazydata().id()))
+    impl_->lazydata = written.view(lazydata().st());
 }
 
 } // namespace tg
