@@ -5,28 +5,12 @@
 #include <unistd.h>
 
 #include "io/tool.h"
+#include "temp_dir.h"
 #include "util/error.h"
 
 using namespace tg;
 
 namespace {
-
-class TempDir {
-public:
-  TempDir() {
-    path_ = std::filesystem::temp_directory_path() / ("tg-tool-test-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  size_t entries() const {
-    return size_t(
-        std::distance(std::filesystem::directory_iterator(path_), std::filesystem::directory_iterator()));
-  }
-
-private:
-  std::filesystem::path path_;
-};
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -60,7 +44,7 @@ ToolRun run(std::vector<std::string> args, const std::function<int()>& body,
 } // namespace
 
 TEST(ToolIo, read_input_reads_a_file) {
-  TempDir dir;
+  TempDir dir("tg-tool-test");
   write_output(std::string("a\0b", 3), dir.file("in"), true);
   EXPECT_EQ(read_input(dir.file("in")), std::string("a\0b", 3));
 }
@@ -82,14 +66,14 @@ TEST(ToolIo, read_input_reads_piped_stdin) {
   EXPECT_EQ(got, "TGART");
 }
 TEST(ToolIo, write_output_replaces_a_file_without_leftovers) {
-  TempDir dir;
+  TempDir dir("tg-tool-test");
   write_output("first", dir.file("out"), true);
   write_output("second", dir.file("out"), false);
   EXPECT_EQ(read_input(dir.file("out")), "second");
   EXPECT_EQ(dir.entries(), 1u);
 }
 TEST(ToolIo, a_failed_write_leaves_no_file) {
-  TempDir dir;
+  TempDir dir("tg-tool-test");
   EXPECT_NE(error_of([&] { write_output("x", dir.file("no/such/dir/out"), true); }), "(no error)");
   EXPECT_EQ(dir.entries(), 0u);
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "io/npy.h"
+#include "temp_dir.h"
 #include "util/error.h"
 
 using namespace tg;
@@ -76,23 +77,6 @@ HostBuffer pattern(DType dt, Shape shape) {
     for (auto& x : b.data) x &= 1;
   return b;
 }
-
-class TempDir {
-public:
-  TempDir() {
-    path_ = std::filesystem::temp_directory_path() / ("tg-npy-test-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  size_t entries() const {
-    return size_t(
-        std::distance(std::filesystem::directory_iterator(path_), std::filesystem::directory_iterator()));
-  }
-
-private:
-  std::filesystem::path path_;
-};
 
 const DType kNumpyDTypes[] = {DType::Bool,   DType::Int8,    DType::Int16,   DType::Int32,
                               DType::Int64,  DType::UInt8,   DType::UInt16,  DType::UInt32,
@@ -229,7 +213,7 @@ TEST(NpyErrors, buffer_size_must_match_shape_when_writing) {
             "x.npy: buffer holds 3 bytes, shape (2,) of int32 needs 8");
 }
 TEST(NpyFiles, write_then_read_a_file) {
-  TempDir dir;
+  TempDir dir("tg-npy-test");
   HostBuffer in = pattern(DType::Float32, {3, 2});
   write_npy(dir.file("a.npy"), in);
   HostBuffer out = read_npy(dir.file("a.npy"));
@@ -240,7 +224,7 @@ TEST(NpyFiles, write_then_read_a_file) {
   EXPECT_EQ(dir.entries(), 1u);
 }
 TEST(NpyFiles, a_failed_write_leaves_nothing) {
-  TempDir dir;
+  TempDir dir("tg-npy-test");
   EXPECT_NE(error_of([&] {
               write_npy(dir.file("a.npy"), HostBuffer{DType::BFloat16, {1}, {0, 0}});
             }),
