@@ -14,8 +14,8 @@
 #include "io/format_array.h"
 #include "io/npy.h"
 #include "io/tool.h"
-#include "runtime/runner.h"
-#include "runtime/state_file.h"
+#include "launch/runner.h"
+#include "launch/state_file.h"
 #include "util/error.h"
 
 int main(int argc, char** argv) {
@@ -32,7 +32,9 @@ int main(int argc, char** argv) {
                        : std::string();
           },
           "NAME=FILE.npy");
-  bool timing = false;
+  bool timing = false, compile_only = false;
+  app.add_flag("--compile-only", compile_only,
+               "compile the program for its device (into the compile cache) and run nothing");
   int repeat = 1;
   int64_t steps = 1, log_every = 0;
   app.add_flag("--time", timing, "print each kernel's wall time to stderr");
@@ -50,6 +52,15 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   return tg::run_tool("tg-run", app, argc, argv, [&] {
     tg::Program program = tg::read_program(tg::read_input(input));
+    if (compile_only) {
+      if (!bindings.empty() || !load_state.empty() || !save_state.empty() || !out_dir.empty() || timing)
+        tg::fail("ValueError", "--compile-only runs nothing: it takes no --in, --load-state, --save-state, "
+                               "--out-dir or --time");
+      tg::CompiledProgram c = tg::compile_program(program);
+      std::fprintf(stderr, "tg-run: compiled %zu kernels for %s%s\n", program.kernels.size(),
+                   program.device.c_str(), c.cache_hit ? " (cached)" : "");
+      return 0;
+    }
     std::map<std::string, tg::HostBuffer> inputs;
     for (const std::string& b : bindings) {
       auto eq = b.find('='); // the option's check() guarantees NAME=FILE

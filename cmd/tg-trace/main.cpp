@@ -23,7 +23,9 @@ int main(int argc, char** argv) {
       size_t eq = a.find('=');
       so.args.emplace_back(a.substr(0, eq), a.substr(eq + 1));
     }
-    std::string name = !code.empty() ? "<expr>" : opts.input.empty() || opts.input == "-" ? "<stdin>" : opts.input;
+    std::string name = !code.empty()                             ? "<expr>"
+                       : opts.input.empty() || opts.input == "-" ? "<stdin>"
+                                                                 : opts.input;
     std::string source = !code.empty() ? code : tg::read_input(opts.input);
     tg::Graph graph;
     try {

@@ -4,68 +4,102 @@
 
 #include "codegen/linearizer.h"
 #include "codegen/uops.h"
-#include "render/render_c.h"
 #include "util/error.h"
 
 namespace tg {
 
-RendererOpts renderer_opts_for(const std::string& device) {
-  if (device == "CLANG") return RendererOpts{"CLANG", false, false, false};
-  fail("RuntimeError", "unknown device '" + device + "' (known: CLANG)");
+namespace {
+
+// The extent of the outermost loop when it is a global (output) dimension, whose iterations
+// write disjoint outputs; 0 when there is none.
+int64_t outer_global_extent(const Kernel& k) {
+  const Shape& full = k.full_shape();
+  for (int d = 0; d < k.global_dims(); ++d)
+    if (full[size_t(d)] > 1) return full[size_t(d)];
+  return 0;
 }
 
-LoweredKernel lower_kernel(const Kernel& k, const std::string& function_name) {
+// Host targets: the outermost global loop runs over [core_start, core_end), two int
+// parameters, so the runtime can hand parts of the range to threads. Any rewrite valid over the
+// whole range stays valid over a part of it.
+const UOp* split_outer_loop(const UOp* sink, UOpGraph& g) {
+  const UOp* start = g.make(UOps::DEFINE_VAR, DType::Int32, {}, VarArg{kSplitStartVar, 0, 0});
+  const UOp* end = g.make(UOps::DEFINE_VAR, DType::Int32, {}, VarArg{kSplitEndVar, 0, 0});
+  UPat range;
+  range.op = UOps::RANGE;
+  RewriteRule rule{"outer RANGE(0, n) -> RANGE(core_start, core_end)", range,
+                   [&](const Bindings&, const UOp* root, UOpGraph& graph) -> const UOp* {
+                     const LoopArg& la = std::get<LoopArg>(root->arg);
+                     if (la.depth != 1 || la.index != 0 || !root->src[0]->is_const()) return nullptr;
+                     return graph.make(UOps::RANGE, root->dtype, {start, end}, root->arg);
+                   }};
+  PatternMatcher pm({rule});
+  return graph_rewrite(sink, pm, g);
+}
+
+std::vector<int64_t> dims3(const std::vector<int64_t>& d) {
+  std::vector<int64_t> out{1, 1, 1};
+  for (size_t i = 0; i < d.size() && i < 3; ++i) out[i] = d[i];
+  return out;
+}
+
+} // namespace
+
+LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std::string& function_name) {
   LoweredKernel out;
   out.name = k.name();
   out.applied_opts = k.applied_opts;
   out.full_shape = k.full_shape();
   out.work = prod(out.full_shape);
-  // The first global dimension that is a loop (size-1 dimensions get none) is the outermost.
-  for (int d = 0; d < k.first_reduce(); ++d)
-    if (out.full_shape[size_t(d)] > 1) {
-      out.parallel = out.full_shape[size_t(d)];
-      break;
-    }
 
   UOpGraph graph;
-  const UOp* sink = linearize_kernel(k, graph);
-  out.uops_before_rewrite = uops_to_string(linearize_uops(sink, graph));
-  const UOp* rewritten = graph_rewrite(sink, constant_folder(), graph);
+  LinearizedKernel lin = linearize_kernel(k, graph);
+  out.uops_before_rewrite = uops_to_string(linearize_uops(lin.sink, graph));
+  const UOp* rewritten = graph_rewrite(lin.sink, constant_folder(), graph);
+  out.global_size = dims3(lin.global_size);
+  out.local_size = dims3(lin.local_size);
+  int64_t outer = outer_global_extent(k);
+  if (renderer.opts().splits_outer_loop && outer >= 2 && out.work >= kMinParallelWork) {
+    rewritten = split_outer_loop(rewritten, graph);
+    out.global_size = {outer, 1, 1};
+  }
   std::vector<const UOp*> uops = linearize_uops(rewritten, graph);
   out.uops = uops_to_string(uops);
-  out.src = render_c(function_name.empty() ? out.name : function_name, uops);
+  for (const UOp* u : uops)
+    if (u->op == UOps::DEFINE_VAR) out.vars.push_back(std::get<VarArg>(u->arg).name);
+  out.src = renderer.render(function_name.empty() ? out.name : function_name, uops);
   return out;
 }
 
-LoweredKernel lower_kernel(const std::vector<LazyOpPtr>& ast, const std::string& device,
+LoweredKernel lower_kernel(const std::vector<LazyOpPtr>& ast, const Renderer& renderer,
                            const CodegenOptions& options, const std::string& function_name) {
-  Kernel k(ast, renderer_opts_for(device));
+  Kernel k(ast, renderer.opts());
   if (options.optimize) k.hand_coded_optimizations();
-  return lower_kernel(k, function_name);
+  return lower_kernel(k, renderer, function_name);
 }
 
-Program codegen_schedule(const Schedule& s, const std::string& device, const CodegenOptions& options) {
-  renderer_opts_for(device); // reject unknown devices before any work
+Program codegen_schedule(const Schedule& s, const Renderer& renderer, const CodegenOptions& options) {
   Program p;
-  p.device = device;
+  p.device = renderer.opts().device;
   p.buffers = s.buffers;
   p.inputs = s.inputs;
   p.outputs = s.outputs;
   p.states = s.states;
   std::map<std::string, int> seen; // tinygrad suffixes repeated names: E_4, E_4n1, E_4n2
   for (const ScheduleKernel& sk : s.kernels) {
-    LoweredKernel lk = lower_kernel(sk.ast, device, options);
-    int n = seen[lk.name]++;
+    Kernel k(sk.ast, renderer.opts());
+    if (options.optimize) k.hand_coded_optimizations();
+    std::string name = k.name();
+    int n = seen[name]++;
+    LoweredKernel lk = lower_kernel(k, renderer, n == 0 ? name : name + "n" + std::to_string(n));
     ProgramKernel pk;
     pk.name = n == 0 ? lk.name : lk.name + "n" + std::to_string(n);
-    pk.src = lk.src;
-    if (n != 0) {
-      std::string from = "void " + lk.name + "(";
-      pk.src.replace(pk.src.find(from), from.size(), "void " + pk.name + "(");
-    }
+    pk.src = std::move(lk.src);
     pk.bufs = sk.bufs;
+    pk.vars = std::move(lk.vars);
+    pk.global_size = lk.global_size;
+    pk.local_size = lk.local_size;
     pk.init = sk.init;
-    pk.parallel = lk.parallel;
     pk.work = lk.work;
     p.kernels.push_back(std::move(pk));
   }

@@ -1,6 +1,7 @@
-// codegen layer, pipeline: a Schedule becomes a Program for one device. Per kernel, in order:
+// codegen layer, pipeline: a Schedule becomes a Program for one device's Renderer. Per kernel,
+// in order:
 //   Kernel (AST -> shapes) -> opts (hand-coded) -> linearize (UOps) -> rewrite (constant
-//   folding rules) -> toposort -> render (C source).
+//   folding rules) -> launch form (split range on host targets) -> toposort -> render.
 // lower_kernel runs the steps for one AST and keeps what each produced, for tests and
 // debugging (tg-codegen can print any stage).
 #pragma once
@@ -9,6 +10,7 @@
 
 #include "codegen/kernel.h"
 #include "codegen/program.h"
+#include "codegen/renderer.h"
 #include "schedule/schedule.h"
 
 namespace tg {
@@ -17,6 +19,10 @@ struct CodegenOptions {
   bool optimize = true; // apply hand_coded_optimizations (tinygrad's NOOPT=0)
 };
 
+// Below this many loop iterations a host kernel runs on one thread (waking threads costs more
+// than it saves) and keeps tinygrad's exact source.
+constexpr int64_t kMinParallelWork = int64_t(1) << 16;
+
 struct LoweredKernel {
   std::string name; // function name, before any per-program uniquifying suffix
   std::vector<Opt> applied_opts;
@@ -24,23 +30,18 @@ struct LoweredKernel {
   std::string uops_before_rewrite; // linearizer output, toposorted
   std::string uops;                // after the rewrite rules, toposorted: what the renderer saw
   std::string src;                 // rendered source
-  // The extent of the outermost loop when it is a global (output) dimension, whose
-  // iterations write disjoint outputs and may run on several threads; 0 when it is not.
-  int64_t parallel = 0;
+  std::vector<std::string> vars;   // int parameters after the buffers (ProgramKernel::vars)
+  std::vector<int64_t> global_size{1, 1, 1}, local_size{1, 1, 1};
   int64_t work = 0; // prod(full_shape): the loop iterations in all, a cost estimate
 };
 
-// Known devices and their renderer options; throws tg::Error("RuntimeError", "unknown device
-// 'X' (known: CLANG)").
-RendererOpts renderer_opts_for(const std::string& device);
-
 // Lowers an already built (and possibly hand-optimized) Kernel.
-LoweredKernel lower_kernel(const Kernel& k, const std::string& function_name = "");
+LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std::string& function_name = "");
 
 // Lowers one kernel AST. `function_name` overrides the kernel's own name in the source.
-LoweredKernel lower_kernel(const std::vector<LazyOpPtr>& ast, const std::string& device,
+LoweredKernel lower_kernel(const std::vector<LazyOpPtr>& ast, const Renderer& renderer,
                            const CodegenOptions& options = {}, const std::string& function_name = "");
 
-Program codegen_schedule(const Schedule& s, const std::string& device, const CodegenOptions& options = {});
+Program codegen_schedule(const Schedule& s, const Renderer& renderer, const CodegenOptions& options = {});
 
 } // namespace tg

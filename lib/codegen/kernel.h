@@ -9,18 +9,11 @@
 #include <variant>
 #include <vector>
 
+#include "codegen/renderer.h"
 #include "ops/ops.h"
 #include "util/error.h"
 
 namespace tg {
-
-// What a code generator target supports (tinygrad's Renderer fields the Kernel reads).
-struct RendererOpts {
-  std::string device = "CLANG";
-  bool has_local = false;
-  bool has_shared = false;
-  bool supports_float4 = false;
-};
 
 enum class OptOps : uint8_t { TC, UPCAST, UPCASTMID, UNROLL, LOCAL, GROUP, GROUPTOP, NOLOCALS, PADTO };
 std::string_view optops_name(OptOps op); // "OptOps.UPCAST"

@@ -6,6 +6,8 @@
 #include <map>
 #include <tuple>
 
+#include "util/error.h"
+
 namespace tg {
 
 const UOp* expr_to_uop(const Expr& e, const std::map<std::string, const UOp*>& loops, UOpGraph& g) {
@@ -104,9 +106,85 @@ Scalar reduce_identity(const LazyOp* r) {
   return Scalar::of_bool(false);
 }
 
+// linearizer.py's get_grouped_dims: maps the kernel's global (or local) dims onto at most
+// max_sizes.size() launch dimensions, splitting a dim too big for its axis and collapsing extra
+// dims onto the left-most axis that has room. idxs: each dim's index; sizes: (x, y, z).
+struct GroupedDims {
+  std::vector<Expr> idxs, loop_idxs;
+  std::vector<int> loop_axes; // the launch axis of each loop_idx
+  std::vector<int64_t> sizes;
+};
+
+GroupedDims grouped_dims(const std::string& prefix, int off, const Shape& dims,
+                         std::vector<int64_t> max_sizes, bool reverse_dims) {
+  if (max_sizes.empty()) max_sizes.assign(dims.size(), std::numeric_limits<int64_t>::max());
+  if (max_sizes.empty()) return {};
+  struct Part {
+    size_t dim_idx;
+    int64_t dim;
+  };
+  std::vector<std::vector<Part>> size_dims;
+  for (size_t i = 0; i < dims.size(); ++i) size_dims.push_back({{i, dims[i]}});
+  if (reverse_dims) std::reverse(size_dims.begin(), size_dims.end());
+  auto axis_size = [](const std::vector<Part>& parts) {
+    int64_t p = 1;
+    for (const Part& x : parts) p *= x.dim;
+    return p;
+  };
+  for (size_t size_idx = 0; size_idx < std::min(max_sizes.size(), size_dims.size()); ++size_idx) {
+    auto [dim_idx, dim] = size_dims[size_idx][0];
+    if (dim <= max_sizes[size_idx]) continue;
+    for (int64_t factor = 2; factor * factor <= dim; ++factor)
+      if (dim % factor == 0 && dim / factor <= max_sizes[size_idx]) {
+        size_dims[size_idx] = {{dim_idx, dim / factor}};
+        size_dims.insert(size_dims.begin() + long(size_idx) + 1, std::vector<Part>{{dim_idx, factor}});
+        break;
+      }
+    if (size_dims[size_idx][0].dim > max_sizes[size_idx])
+      fail("RuntimeError", "kernel dim " + std::to_string(dim) +
+                               " is too large and non-factorable for its launch axis (max " +
+                               std::to_string(max_sizes[size_idx]) + ")");
+  }
+  size_t cur = 0;
+  while (size_dims.size() > max_sizes.size()) {
+    if (axis_size(size_dims[cur]) * size_dims[cur + 1][0].dim <= max_sizes[cur]) {
+      size_dims[cur].insert(size_dims[cur].end(), size_dims[cur + 1].begin(), size_dims[cur + 1].end());
+      size_dims.erase(size_dims.begin() + long(cur) + 1);
+    } else if (cur + 1 < max_sizes.size()) {
+      ++cur;
+    } else {
+      fail("RuntimeError", "cannot fit the kernel's dims in its launch size");
+    }
+  }
+  GroupedDims out;
+  out.idxs.assign(dims.size(), Expr(int64_t(0)));
+  const size_t n = size_dims.size();
+  for (size_t i = 0; i < n; ++i) {
+    int64_t size = axis_size(size_dims[i]);
+    out.sizes.push_back(size);
+    int number = reverse_dims ? int(n) - 1 - (int(i) + off) : int(i) + off;
+    Expr var = make_var(prefix + std::to_string(number), 0, size - 1);
+    if (!var.is_num()) {
+      // tinygrad numbers SPECIALs by their place among the loop vars; that is the launch axis
+      // whenever no axis has size 1, and the axis is right when one has
+      out.loop_idxs.push_back(var);
+      out.loop_axes.push_back(int(i));
+    }
+    for (const Part& part : size_dims[i]) {
+      out.idxs[part.dim_idx] = out.idxs[part.dim_idx] + (var % part.dim) * (out.idxs[part.dim_idx].max() + 1);
+      var = var / part.dim;
+    }
+  }
+  out.sizes.resize(max_sizes.size(), 1);
+  return out;
+}
+
 class Linearizer {
 public:
   Linearizer(const Kernel& k, UOpGraph& g) : k_(k), g_(g) {}
+
+  const std::vector<int64_t>& global_size() const { return global_size_; }
+  const std::vector<int64_t>& local_size() const { return local_size_; }
 
   const UOp* run() {
     std::vector<const UOp*> globals;
@@ -125,14 +203,30 @@ public:
 
     const Shape& full = k_.full_shape();
     const int fr = k_.first_reduce(), shape_len = k_.shape_len(), up = k_.upcasted;
-    // global dims: one loop each (no local memory on this target)
-    std::vector<Expr> global_idxs, loop_global_idxs;
-    for (int i = 0; i < k_.global_dims(); i++) {
-      Expr v = make_var("gidx" + std::to_string(i), 0, full[size_t(i)] - 1);
-      global_idxs.push_back(v);
-      if (!v.is_num()) loop_global_idxs.push_back(v);
+    std::vector<Expr> global_idxs;
+    if (k_.opts.has_local) {
+      // work-items: global dims are group ids (the last dim is x), local dims local ids
+      Shape gl(full.begin(), full.begin() + fr + k_.group_for_reduces);
+      GroupedDims g =
+          grouped_dims("gidx", 0, Shape(gl.begin(), gl.begin() + k_.global_dims()), k_.opts.global_max, true);
+      GroupedDims l = grouped_dims("lidx", k_.global_dims(), Shape(gl.begin() + k_.global_dims(), gl.end()),
+                                   k_.opts.local_max, false);
+      for (size_t i = 0; i < g.loop_idxs.size(); ++i) special(g.loop_idxs[i], g.loop_axes[i]);
+      for (size_t i = 0; i < l.loop_idxs.size(); ++i) special(l.loop_idxs[i], l.loop_axes[i]);
+      global_size_ = g.sizes;
+      local_size_ = l.sizes;
+      global_idxs = g.idxs;
+      global_idxs.insert(global_idxs.end(), l.idxs.begin(), l.idxs.end());
+    } else {
+      // global dims: one loop each (no local memory on this target)
+      std::vector<Expr> loop_global_idxs;
+      for (int i = 0; i < k_.global_dims(); i++) {
+        Expr v = make_var("gidx" + std::to_string(i), 0, full[size_t(i)] - 1);
+        global_idxs.push_back(v);
+        if (!v.is_num()) loop_global_idxs.push_back(v);
+      }
+      render_loop(loop_global_idxs, 1, false);
     }
-    render_loop(loop_global_idxs, 1, false);
     for (int i = shape_len - up; i < shape_len; i++) {
       int j = i - (shape_len - up);
       upcast_idxs_.push_back(make_var("_uidx" + std::to_string(j), 0, k_.output_shape()[size_t(i)] - 1));
@@ -172,6 +266,11 @@ private:
   }
 
   const UOp* render(const Expr& e) { return expr_to_uop(e, loop_uops_, g_); }
+
+  void special(const Expr& v, int dim) {
+    const std::string& name = v.node()->name;
+    loop_uops_[name] = g_.make(UOps::SPECIAL, DType::Int32, {}, SpecialArg{dim, name, v.max() + 1});
+  }
 
   std::vector<const UOp*> render_loop(const std::vector<Expr>& vars, int depth, bool reduce) {
     std::vector<const UOp*> loops;
@@ -350,10 +449,15 @@ private:
   std::map<std::tuple<int, int, std::string, std::string, std::string>, const UOp*> load_cache_;
   std::map<int, std::vector<const UOp*>> loaded_;
   Accs accs_;
+  std::vector<int64_t> global_size_, local_size_;
 };
 
 } // namespace
 
-const UOp* linearize_kernel(const Kernel& k, UOpGraph& g) { return Linearizer(k, g).run(); }
+LinearizedKernel linearize_kernel(const Kernel& k, UOpGraph& g) {
+  Linearizer lin(k, g);
+  const UOp* sink = lin.run();
+  return {sink, lin.global_size(), lin.local_size()};
+}
 
 } // namespace tg

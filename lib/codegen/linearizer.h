@@ -12,8 +12,14 @@
 namespace tg {
 
 // The kernel's UOp graph: a SINK over every STORE plus every buffer's DEFINE_GLOBAL (so each
-// buffer keeps its parameter even when the kernel never reads it). Not yet rewritten.
-const UOp* linearize_kernel(const Kernel& k, UOpGraph& g);
+// buffer keeps its parameter even when the kernel never reads it). Not yet rewritten. On
+// targets with work-items the global (and local) dims are SPECIAL ids, and the launch sizes
+// come with the graph; elsewhere they are loops and the sizes are empty.
+struct LinearizedKernel {
+  const UOp* sink = nullptr;
+  std::vector<int64_t> global_size, local_size; // (x, y, z) order, as launched
+};
+LinearizedKernel linearize_kernel(const Kernel& k, UOpGraph& g);
 
 // Symbolic index math as UOps: Num -> CONST, Var -> its loop (or a DEFINE_VAR), Mul/Div/Mod/Lt
 // -> ALU with a constant, Sum -> chained ADD, And -> chained MUL of bools.

@@ -12,17 +12,18 @@ struct ProgramKernel {
   std::string name;      // function name in src, e.g. "r_4_8"
   std::string src;       // complete translation unit for the device
   std::vector<int> bufs; // BufferInfo ids in argument order
+  // int parameters after the buffers, in order: symbolic variables, and on host devices
+  // core_start/core_end, the part of global dimension 0 one call computes.
+  std::vector<std::string> vars;
+  // Launch grid: work-groups (GPU) or, on host devices, the range tg-run splits over threads.
   std::vector<int64_t> global_size{1, 1, 1};
   std::vector<int64_t> local_size{1, 1, 1};
   bool init = false; // computes a state's first value (see ScheduleKernel::init)
-  // Extent of the outermost loop when its iterations are independent (a global dimension):
-  // tg-run may split it across threads; 0 = run whole. work: loop iterations in all.
-  int64_t parallel = 0;
-  int64_t work = 0;
+  int64_t work = 0;  // loop iterations in all (prod of the full shape): a cost estimate
 };
 
 struct Program {
-  std::string device; // "CLANG"
+  std::string device; // a registered device name (device/registry.h)
   std::vector<BufferInfo> buffers;
   std::vector<ProgramKernel> kernels;
   std::vector<NamedBuffer> inputs;

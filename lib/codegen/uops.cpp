@@ -64,6 +64,10 @@ uint64_t hash_arg(const UOpArg& arg) {
           h = mix(mix(h, a.buf), a.count);
         else if constexpr (std::is_same_v<T, VarArg>)
           h = mix(mix(mix(h, std::hash<std::string>{}(a.name)), a.min), a.max);
+        else if constexpr (std::is_same_v<T, SpecialArg>)
+          h = mix(mix(mix(h, std::hash<std::string>{}(a.name)), a.dim), a.size);
+        else if constexpr (std::is_same_v<T, LocalArg>)
+          h = mix(mix(h, std::hash<std::string>{}(a.name)), a.size);
       },
       arg);
   return h;
@@ -220,6 +224,14 @@ int compare_arg(const UOpArg& a, const UOpArg& b) {
     return cmp(std::pair(x->buf, x->count), std::pair(y.buf, y.count));
   }
   if (auto* x = std::get_if<VarArg>(&a)) return cmp(x->name, std::get<VarArg>(b).name);
+  if (auto* x = std::get_if<SpecialArg>(&a)) {
+    auto& y = std::get<SpecialArg>(b);
+    return cmp(std::tuple(x->dim, x->name, x->size), std::tuple(y.dim, y.name, y.size));
+  }
+  if (auto* x = std::get_if<LocalArg>(&a)) {
+    auto& y = std::get<LocalArg>(b);
+    return cmp(std::pair(x->name, x->size), std::pair(y.name, y.size));
+  }
   if (auto* x = std::get_if<int>(&a)) return cmp(*x, std::get<int>(b));
   return 0; // ALU ops compare equal here, as tinygrad's cmp_tuple does
 }

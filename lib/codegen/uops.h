@@ -63,8 +63,20 @@ struct VarArg { // DEFINE_VAR / SPECIAL: a named int
   int64_t min = 0, max = 0;
   bool operator==(const VarArg&) const = default;
 };
+struct SpecialArg { // SPECIAL: a work-item id: gidx0 (group), lidx0 (local), idx0 (global)
+  int dim;
+  std::string name;
+  int64_t size;
+  bool operator==(const SpecialArg&) const = default;
+};
+struct LocalArg { // DEFINE_LOCAL: a local-memory array
+  std::string name;
+  int64_t size;
+  bool operator==(const LocalArg&) const = default;
+};
 // ALU: the Op; CONST: the value; GEP: the lane.
-using UOpArg = std::variant<std::monostate, Op, Scalar, int, GlobalArg, LoopArg, AccArg, VarArg>;
+using UOpArg =
+    std::variant<std::monostate, Op, Scalar, int, GlobalArg, LoopArg, AccArg, VarArg, SpecialArg, LocalArg>;
 
 struct UOp {
   UOps op;

@@ -283,6 +283,16 @@ template <class T, class A> std::vector<T> get_ints(A& ar, const char* name) {
   return xs;
 }
 
+// String lists.
+template <class A> void put_strings(A& ar, const char* name, const std::vector<std::string>& xs) {
+  put_array(ar, name, xs.size(), [&](auto& a, size_t i) { put_string(a, nullptr, xs[i]); });
+}
+template <class A> std::vector<std::string> get_strings(A& ar, const char* name) {
+  std::vector<std::string> xs;
+  get_array(ar, name, [&](auto& a) { xs.push_back(get_string(a, nullptr)); });
+  return xs;
+}
+
 // Scalar: {"kind": "float", "value": 1.5}; non-finite floats as "inf", "-inf", "nan".
 constexpr const char* kScalarKinds[] = {"bool", "int", "float"};
 

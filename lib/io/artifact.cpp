@@ -380,10 +380,10 @@ template <class A> void put_program(A& ar, const Program& p) {
       put_string(b, "name", k.name);
       put_string(b, "src", k.src);
       put_ints(b, "bufs", k.bufs);
+      put_strings(b, "vars", k.vars);
       put_ints(b, "global_size", k.global_size);
       put_ints(b, "local_size", k.local_size);
       field(b, "init", k.init);
-      field(b, "parallel", k.parallel);
       field(b, "work", k.work);
     });
   });
@@ -401,10 +401,10 @@ template <class A> Program get_program(A& ar) {
       k.name = get_string(b, "name");
       k.src = get_string(b, "src");
       k.bufs = get_ints<int>(b, "bufs");
+      k.vars = get_strings(b, "vars");
       k.global_size = get_ints<int64_t>(b, "global_size");
       k.local_size = get_ints<int64_t>(b, "local_size");
       k.init = get<bool>(b, "init");
-      k.parallel = get<int64_t>(b, "parallel");
       k.work = get<int64_t>(b, "work");
       p.kernels.push_back(std::move(k));
     });

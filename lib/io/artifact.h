@@ -18,7 +18,7 @@ namespace tg {
 enum class ArtifactKind : uint8_t { Unknown = 0, Graph = 1, Schedule = 2, Program = 3 };
 
 // The version this build writes and the newest it reads.
-constexpr uint32_t kArtifactVersion = 2; // 2: states, assigns, init kernels
+constexpr uint32_t kArtifactVersion = 3; // 2: states, assigns, init kernels; 3: kernel vars, launch sizes
 
 // What a kind is, for messages: "a graph (from tg-trace)".
 std::string_view artifact_description(ArtifactKind kind);

@@ -347,8 +347,13 @@ void validate_program(const Program& p) {
     check(ident, where, "kernel name is not an identifier");
     for (int id : kernel.bufs)
       check(by_id.count(id) == 1, where, "buffer " + std::to_string(id) + " does not exist");
-    check(kernel.parallel >= 0 && kernel.parallel <= kMaxElements && kernel.work >= 0, where,
-          "bad parallel extent or work estimate");
+    check(kernel.work >= 0, where, "bad work estimate");
+    for (const std::string& v : kernel.vars) {
+      bool var_ident = !v.empty() && !(v[0] >= '0' && v[0] <= '9');
+      for (char c : v)
+        var_ident = var_ident && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+      check(var_ident, where, "variable name '" + v + "' is not an identifier");
+    }
     for (auto* dims : {&kernel.global_size, &kernel.local_size}) {
       const char* name = dims == &kernel.global_size ? "global_size" : "local_size";
       check(!dims->empty() && dims->size() <= 3, where, std::string(name) + " needs 1 to 3 dimensions");

@@ -281,7 +281,7 @@ COUNTER=$'c = Tensor.zeros(3).contiguous().realize()\nc += 1\noutput("loss", c.s
   TG_THREADS=1 tg-run p.bin --in a=a.npy --in b=b.npy --out-dir one
   TG_THREADS=3 tg-run p.bin --in a=a.npy --in b=b.npy --out-dir three
   cmp one/c.npy three/c.npy
-  expect_eq "$(tg-trace k.tg | tg-schedule | tg-codegen --json | jq '.kernels[0].parallel > 1 and .kernels[0].work == 256 * 128 * 96')" "true"
+  expect_eq "$(tg-trace k.tg | tg-schedule | tg-codegen --json | jq '.kernels[0].global_size[0] > 1 and .kernels[0].work == 256 * 128 * 96')" "true"
 }
 
 @test "tg-run --steps 3 draws the random numbers a three-iteration loop draws" {

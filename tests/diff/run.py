@@ -10,7 +10,7 @@ the name and saves it as NAME.npy in the snippet's work dir; `output(name, t)` r
 t.numpy(); with no output() call the last top-level expression statement's value is the
 output "out"; an exception records its type name, message and the snippet line.
 
-Phase 2 runs tg-trace SNIPPET | tg-schedule | tg-codegen --device CLANG |
+Phase 2 runs tg-trace SNIPPET | tg-schedule | tg-codegen --device DEVICE |
 tg-run --in NAME=NAME.npy ... --out-dir out/ for each snippet (-j N at once) and compares
 output names, shapes, dtypes and values (floats: allclose, atol=1e-6 rtol=1e-5 unless the
 snippet says `# tol: atol=.. rtol=..`; float16 defaults to 1e-3/1e-3; ints and bools
@@ -261,6 +261,10 @@ class _Harness(Exception):
 TG_ERROR = re.compile(r"^tg-trace: .*?:(\d+): ([A-Za-z_][A-Za-z0-9_.]*)(?:: (.*))?$", re.S)
 
 
+DEVICE = "CLANG"  # --device: where tg runs the snippets (the oracle always runs tinygrad's CLANG)
+COMPILE_ONLY = False  # --compile-only: tg-run only compiles; outputs are not compared
+
+
 def run_pipeline(snip: Snippet, oracle: OracleResult, bindir: Path):
     """Returns (per-stage (name, returncode, stderr) list, out dir)."""
     out = snip.work / "out"
@@ -273,8 +277,9 @@ def run_pipeline(snip: Snippet, oracle: OracleResult, bindir: Path):
         ("tg-trace", [str(bindir / "tg-trace"), str(snip.path.relative_to(ROOT)), "--arg", f"work={snip.work}"]),
         *([("tg-grad", [str(bindir / "tg-grad"), *snip.grad_args])] if snip.grad_args is not None else []),
         ("tg-schedule", [str(bindir / "tg-schedule")]),
-        ("tg-codegen", [str(bindir / "tg-codegen"), "--device", "CLANG"]),
-        ("tg-run", [str(bindir / "tg-run"), *ins, "--out-dir", str(out)]),
+        ("tg-codegen", [str(bindir / "tg-codegen"), "--device", DEVICE]),
+        ("tg-run", [str(bindir / "tg-run"), "--compile-only"] if COMPILE_ONLY else
+         [str(bindir / "tg-run"), *ins, "--out-dir", str(out)]),
     ]
     env = dict(os.environ)
     env.setdefault("TG_CACHE_DIR", str(ROOT / "build" / "diff" / "cache"))
@@ -322,6 +327,10 @@ def compare(snip: Snippet, oracle: OracleResult, bindir: Path) -> str | None:
 
     stages, out = run_pipeline(snip, oracle, bindir)
     failed = next(((n, rc, e) for n, rc, e in stages if rc != 0), None)
+    if COMPILE_ONLY:  # the snippet's kernels must compile; a snippet meant to raise is the front end's
+        if oracle.error or failed is None:
+            return None
+        return f"{failed[0]} failed (rc={failed[1]}): {first_line(failed[2])}"
 
     if oracle.error:
         etype, emsg, eline = oracle.error
@@ -384,7 +393,13 @@ def main(argv=None) -> int:
     ap.add_argument("--bin", type=Path, default=ROOT / "build" / "bin", help="where the tg tools are")
     ap.add_argument("--work", type=Path, default=ROOT / "build" / "diff", help="work dirs (default build/diff)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print a line for passing snippets too")
+    ap.add_argument("--device", default=os.environ.get("TG_DEVICE", "CLANG"),
+                    help="the device tg runs on (default $TG_DEVICE or CLANG)")
+    ap.add_argument("--compile-only", action="store_true",
+                    help="only compile each snippet's kernels for --device (tg-run --compile-only)")
     args = ap.parse_args(argv)
+    global DEVICE, COMPILE_ONLY
+    DEVICE, COMPILE_ONLY = args.device, args.compile_only
 
     paths = select(args.k)
     if not paths:
@@ -430,7 +445,7 @@ def main(argv=None) -> int:
     xfails = 0
     for s in snippets:
         reason = re.search(r"^#\s*xfail:\s*(.*)$", s.path.read_text(), re.M)
-        if not reason or args.oracle_only:
+        if not reason or args.oracle_only or COMPILE_ONLY:
             continue
         if s.name in failures:
             xfails += 1
@@ -441,7 +456,8 @@ def main(argv=None) -> int:
         if s.name in failures:
             print(f"FAIL {s.name}: {failures[s.name]}")
     passed = len(snippets) - len(failures)
-    print(f"diff: {passed} passed, {len(failures)} failed" + (f" ({xfails} expected differences)" if xfails else ""))
+    where = "" if DEVICE == "CLANG" and not COMPILE_ONLY else f" on {DEVICE}" + (" (compile only)" if COMPILE_ONLY else "")
+    print(f"diff: {passed} passed, {len(failures)} failed" + (f" ({xfails} expected differences)" if xfails else "") + where)
     return 1 if failures else 0
 
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <random>
 
+#include "device/registry.h"
 #include "test_codegen_util.h"
 
 using namespace tg;
@@ -217,12 +218,13 @@ TEST(CodegenFuzz, random_kernels_match_direct_evaluation) {
         got = values_of<float>(run(s, inputs, {opt}).at("out"));
       } catch (const std::exception& e) {
         ADD_FAILURE() << "case " << n << " opt=" << opt << ": " << e.what() << "\n"
-                      << lower_kernel(c.ast, "CLANG", {opt}).src;
+                      << lower_kernel(c.ast, device_renderer("CLANG"), {opt}).src;
         continue;
       }
       ASSERT_EQ(got.size(), want.size());
       bool same = got == want;
-      EXPECT_TRUE(same) << "case " << n << " opt=" << opt << "\n" << lower_kernel(c.ast, "CLANG", {opt}).src;
+      EXPECT_TRUE(same) << "case " << n << " opt=" << opt << "\n"
+                        << lower_kernel(c.ast, device_renderer("CLANG"), {opt}).src;
       if (!same) {
         for (size_t i = 0; i < got.size(); i++)
           if (got[i] != want[i]) {

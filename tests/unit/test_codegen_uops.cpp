@@ -2,6 +2,7 @@
 
 #include "codegen/kernel.h"
 #include "codegen/uops.h"
+#include "device/registry.h"
 #include "test_codegen_util.h"
 
 using namespace tg;
@@ -101,7 +102,7 @@ TEST(UOpLinearize, loop_body_sits_between_range_and_endrange) {
   auto st = st_of({4, 8});
   std::string text = lower_kernel({store(0, DType::Float32, st_of({4, 1}),
                                          reduce(Op::SUM, load(1, DType::Float32, st), {1}))},
-                                  "CLANG", {false})
+                                  device_renderer("CLANG"), {false})
                          .uops;
   auto range = text.find("UOps.RANGE"), end = text.rfind("UOps.ENDRANGE"),
        store_pos = text.find("UOps.STORE");
@@ -118,7 +119,7 @@ TEST(UOpLinearize, rewrite_stage_is_observable) {
   auto lk = lower_kernel(
       {store(0, DType::Float32, st,
              alu(Op::MUL, {load(1, DType::Float32, st), cnst(Scalar::of_float(1), DType::Float32, st)}))},
-      "CLANG");
+      device_renderer("CLANG"));
   EXPECT_NE(lk.uops_before_rewrite, lk.uops);
   EXPECT_NE(lk.uops_before_rewrite.find("BinaryOps.MUL"), std::string::npos);
 }
@@ -164,14 +165,14 @@ TEST(KernelOpts, padto_pads_the_reduce_axis_and_the_sum_is_unchanged) {
   Kernel k({ast});
   k.apply_opt({OptOps::PADTO, 1, 8});
   EXPECT_EQ(k.full_shape(), (Shape{3, 8}));
-  LoweredKernel lk = lower_kernel(k);
+  LoweredKernel lk = lower_kernel(k, device_renderer("CLANG"));
   Program p;
   p.device = "CLANG";
   p.buffers = {BufferInfo{0, DType::Float32, 3, BufferRole::Output, "out", {}},
                BufferInfo{1, DType::Float32, 21, BufferRole::Input, "x", {}}};
   p.inputs = {NamedBuffer{"x", 1, {3, 7}, DType::Float32}};
   p.outputs = {NamedBuffer{"out", 0, {3, 1}, DType::Float32}};
-  p.kernels = {ProgramKernel{lk.name, lk.src, {0, 1}}};
+  p.kernels = {ProgramKernel{lk.name, lk.src, {0, 1}, lk.vars}};
   auto out = run_program(p, {{"x", host(DType::Float32, {3, 7}, iota_values<float>(21))}});
   EXPECT_EQ(values_of<float>(out.at("out")), (std::vector<float>{21, 70, 119}));
 }

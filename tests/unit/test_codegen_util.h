@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "device/registry.h"
 #include "codegen/codegen.h"
-#include "runtime/runner.h"
+#include "launch/runner.h"
 
 namespace tg::testing {
 
@@ -78,7 +79,7 @@ make_schedule(const std::vector<BufSpec>& specs,
 
 inline std::map<std::string, HostBuffer>
 run(const Schedule& s, const std::map<std::string, HostBuffer>& inputs, CodegenOptions opts = {}) {
-  return run_program(codegen_schedule(s, "CLANG", opts), inputs);
+  return run_program(codegen_schedule(s, device_renderer("CLANG"), opts), inputs);
 }
 
 } // namespace tg::testing

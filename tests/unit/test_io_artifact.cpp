@@ -118,9 +118,10 @@ Program sample_program() {
       {"r_4_8",
        "void r_4_8(float* restrict data0, const float* restrict data1) {\n  /* \"µ\" \\ */\n}\n",
        {0, 1},
+       {"core_start", "core_end"},
        {4, 1, 1},
        {1, 1, 1}},
-      {"E_4n1", "void E_4n1(half* data0) {}\n", {3, 4, 0, 2}, {2, 3}, {1}},
+      {"E_4n1", "void E_4n1(half* data0) {}\n", {3, 4, 0, 2}, {}, {2, 3}, {1}},
   };
   p.inputs = s.inputs;
   p.outputs = s.outputs;
@@ -310,7 +311,7 @@ TEST(Artifact, special_floats_survive_both_forms) {
 TEST(ArtifactJson, graph_has_format_version_and_readable_fields) {
   rapidjson::Document doc = parse_json(write_graph(sample_graph(), true));
   EXPECT_STREQ(doc["format"].GetString(), "tg-graph");
-  EXPECT_EQ(doc["version"].GetInt(), 2);
+  EXPECT_EQ(doc["version"].GetInt(), int(kArtifactVersion));
   const auto& nodes = doc["nodes"];
   ASSERT_TRUE(nodes.IsArray());
   EXPECT_STREQ(nodes[0]["op"].GetString(), "LoadOps.EMPTY");
@@ -375,7 +376,7 @@ TEST(ArtifactJson, has_no_cereal_bookkeeping_and_no_bare_nan) {
 }
 TEST(ArtifactJson, fields_may_come_in_any_order) {
   std::string json =
-      R"({"outputs": [{"node": 0, "name": "y"}], "version": 2, "inputs": [], "assigns": [], "states": [],
+      R"({"outputs": [{"node": 0, "name": "y"}], "version": 3, "inputs": [], "assigns": [], "states": [],
     "nodes": [{"st": {"views": [{"shape": [2], "strides": [1], "offset": 0, "mask": [[0, 1]],
       "contiguous": false}]}, "arg": {"const": {"value": 2, "kind": "float"}}, "op": "LoadOps.CONST",
       "dtype": "float16", "shape": [2], "src": [], "name": "", "data": "", "forced_realize": false}], "format": "tg-graph"})";
@@ -451,19 +452,23 @@ TEST(ArtifactKinds, garbage_is_not_a_tg_artifact) {
 }
 TEST(ArtifactKinds, a_newer_version_is_refused) {
   std::string binary = write_graph(sample_graph());
-  binary[6] = 3;
-  EXPECT_EQ(error_of([&] { read_graph(binary); }), "graph artifact version 3 is newer than this tool (2)");
+  const std::string now = std::to_string(kArtifactVersion);
+  binary[6] = char(kArtifactVersion + 1);
+  EXPECT_EQ(error_of([&] { read_graph(binary); }), "graph artifact version " +
+                                                       std::to_string(kArtifactVersion + 1) +
+                                                       " is newer than this tool (" + now + ")");
   std::string json = write_schedule(sample_schedule(), true);
-  size_t at = json.find("\"version\": 2");
+  size_t at = json.find("\"version\": " + now);
   json.replace(at, 12, "\"version\": 7");
   EXPECT_EQ(error_of([&] { read_schedule(json); }),
-            "schedule artifact version 7 is newer than this tool (2)");
+            "schedule artifact version 7 is newer than this tool (" + now + ")");
 }
 TEST(ArtifactKinds, an_older_version_is_refused_with_a_hint) {
   std::string binary = write_program(sample_program());
   binary[6] = 1;
   EXPECT_EQ(error_of([&] { read_program(binary); }),
-            "program artifact version 1 is older than this tool reads (2); run the earlier tools again");
+            "program artifact version 1 is older than this tool reads (" + std::to_string(kArtifactVersion) +
+                "); run the earlier tools again");
 }
 TEST(ArtifactDamage, every_truncation_of_a_binary_artifact_is_an_error) {
   for (ArtifactKind kind : kKinds) {

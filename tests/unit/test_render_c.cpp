@@ -3,7 +3,8 @@
 #include <cmath>
 
 #include "codegen/linearizer.h"
-#include "render/render_c.h"
+#include "device/registry.h"
+#include "render/cstyle.h"
 #include "test_codegen_util.h"
 
 using namespace tg;
@@ -12,8 +13,12 @@ using namespace tg::testing;
 namespace {
 constexpr DType F32 = DType::Float32;
 
+const CStyleRenderer& clang() { return dynamic_cast<const CStyleRenderer&>(device_renderer("CLANG")); }
+std::string render_c_const(const Scalar& v, DType dt) { return clang().render_const(v, dt); }
+std::string c_type(DType dt, bool value = true) { return clang().render_dtype(dt, value); }
+
 std::string src_of(const std::vector<LazyOpPtr>& ast, bool optimize = true) {
-  return lower_kernel(ast, "CLANG", {optimize}).src;
+  return lower_kernel(ast, device_renderer("CLANG"), {optimize}).src;
 }
 } // namespace
 

@@ -3,7 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "runtime/clang_compiler.h"
+#include "device/clang/clang_compiler.h"
+#include "device/registry.h"
 #include "runtime/compile_cache.h"
 #include "runtime/sha256.h"
 #include "test_codegen_util.h"
@@ -51,7 +52,7 @@ Program add_program() {
                                          {"x", DType::Float32, {4, 8}, BufferRole::Input},
                                          {"y", DType::Float32, {4, 8}, BufferRole::Input}},
                                         {{{ast}, {0, 1, 2}}}),
-                          "CLANG");
+                          device_renderer("CLANG"));
 }
 
 std::map<std::string, HostBuffer> add_inputs() {
@@ -118,20 +119,18 @@ TEST(ClangCompiler, compile_errors_carry_clang_stderr) {
 TEST(Runtime, whole_program_compiles_once_and_reuses_the_cache) {
   TempCacheDir tmp;
   Program p = add_program();
-  {
-    LoadedProgram first(p);
-    EXPECT_FALSE(first.cache_hit());
-  }
-  LoadedProgram second(p);
-  EXPECT_TRUE(second.cache_hit());
+  EXPECT_FALSE(compile_program(p).cache_hit);
+  EXPECT_TRUE(compile_program(p).cache_hit);
+  EXPECT_TRUE(ProgramRun(p, add_inputs()).cache_hit());
   auto out = run_program(p, add_inputs());
   EXPECT_EQ(values_of<float>(out.at("out"))[31], 62.f);
 }
 
 TEST(Runtime, translation_unit_has_one_launcher_per_kernel) {
   std::string tu = program_translation_unit(add_program());
-  EXPECT_NE(tu.find("void tg_launch_E_8_4(void** args) { E_8_4(args[0], args[1], args[2]); }"),
-            std::string::npos)
+  EXPECT_NE(
+      tu.find("void tg_launch_E_8_4(void** bufs, const int* vars) { E_8_4(bufs[0], bufs[1], bufs[2]); }"),
+      std::string::npos)
       << tu;
 }
 

@@ -4,8 +4,9 @@
 
 #include <cstring>
 
+#include "device/registry.h"
 #include "codegen/codegen.h"
-#include "runtime/runner.h"
+#include "launch/runner.h"
 #include "schedule/schedule.h"
 #include "script/trace.h"
 
@@ -110,7 +111,7 @@ TEST(State, assign_checks_shape_and_dtype_like_tinygrad) {
 
 TEST(State, a_program_run_carries_states_across_steps_and_skips_init_when_loaded) {
   Program p = codegen_schedule(
-      schedule_script("c = Tensor.full((2,), 5.0).contiguous().realize()\nc += 1\noutput('c', c)"), "CLANG");
+      schedule_script("c = Tensor.full((2,), 5.0).contiguous().realize()\nc += 1\noutput('c', c)"), device_renderer("CLANG"));
   {
     ProgramRun run(p, {});
     run.step();

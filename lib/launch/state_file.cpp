@@ -1,4 +1,4 @@
-#include "runtime/state_file.h"
+#include "launch/state_file.h"
 
 #include "io/format_array.h"
 #include "nn/safetensors.h"

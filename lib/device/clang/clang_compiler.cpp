@@ -1,4 +1,4 @@
-#include "runtime/clang_compiler.h"
+#include "device/clang/clang_compiler.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -12,49 +12,17 @@
 #include <thread>
 #include <unistd.h>
 
+#include <sstream>
+#include <sys/stat.h>
+
 #include "runtime/compile_cache.h"
+#include "runtime/process.h"
+#include "runtime/thread_pool.h"
 #include "util/error.h"
 
 namespace tg {
 
 namespace fs = std::filesystem;
-
-ProcessResult run_process(const std::vector<std::string>& args, bool capture_stdout) {
-  int fds[2];
-  if (pipe(fds) != 0) fail("RuntimeError", std::string("pipe failed: ") + std::strerror(errno));
-  pid_t pid = fork();
-  if (pid < 0) fail("RuntimeError", std::string("fork failed: ") + std::strerror(errno));
-  if (pid == 0) {
-    dup2(fds[1], STDERR_FILENO);
-    if (capture_stdout) {
-      dup2(fds[1], STDOUT_FILENO);
-    } else {
-      int null = open("/dev/null", O_WRONLY);
-      if (null >= 0) dup2(null, STDOUT_FILENO);
-    }
-    close(fds[0]);
-    close(fds[1]);
-    std::vector<char*> cargs;
-    for (const std::string& a : args) cargs.push_back(const_cast<char*>(a.c_str()));
-    cargs.push_back(nullptr);
-    execvp(cargs[0], cargs.data());
-    std::string msg = "cannot run " + args[0] + ": " + std::strerror(errno) + "\n";
-    if (write(STDERR_FILENO, msg.data(), msg.size()) < 0) _exit(126);
-    _exit(127);
-  }
-  close(fds[1]);
-  ProcessResult r;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-    if (n > 0) r.output.append(buf, size_t(n));
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  return r;
-}
 
 ClangCompiler::ClangCompiler() {
   const char* env = std::getenv("TG_CLANG");
@@ -77,27 +45,27 @@ std::string cpu_flags() {
 }
 } // namespace
 
-const std::string& ClangCompiler::identity() const {
-  // `clang --version` costs a process; remember it per executable for the whole process
+std::string ClangCompiler::identity() const {
+  // The compiler is identified by its resolved file, size and modification time: as exact as
+  // `clang --version` for a cache key (an upgrade changes the file), and no process to start.
   static std::mutex mu;
-  static std::map<std::string, std::string> versions;
-  if (identity_.empty()) {
-    std::string version;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      auto it = versions.find(executable_);
-      if (it == versions.end()) {
-        ProcessResult v = run_process({executable_, "--version"}, true);
-        if (v.status != 0)
-          fail("RuntimeError", "cannot run the C compiler '" + executable_ + "':\n" + v.output);
-        it = versions.emplace(executable_, v.output).first;
-      }
-      version = it->second;
-    }
-    for (const std::string& a : argv("SRC", "OUT")) identity_ += a + " ";
-    identity_ += "\n" + version + cpu_flags();
+  static std::map<std::string, std::string> identities;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = identities.find(executable_);
+  if (it == identities.end()) {
+    std::string path = find_executable(executable_);
+    if (path.empty())
+      fail("RuntimeError",
+           "cannot find the C compiler '" + executable_ + "' (install clang, or set TG_CLANG)");
+    struct stat st {};
+    stat(path.c_str(), &st);
+    std::string id;
+    for (const std::string& a : argv("SRC", "OUT")) id += a + " ";
+    id += "\n" + path + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+          std::to_string(st.st_mtim.tv_nsec) + "\n" + cpu_flags();
+    it = identities.emplace(executable_, std::move(id)).first;
   }
-  return identity_;
+  return it->second;
 }
 
 ClangCompiler::Result ClangCompiler::compile(const std::string& source) const {
@@ -165,6 +133,55 @@ ClangCompiler::Result ClangCompiler::compile(const std::vector<std::string>& uni
     fail("RuntimeError", "clang failed (exit " + std::to_string(failed->status) + "):\n" + failed->output);
   }
   return {cache.insert(key, out), false};
+}
+
+namespace {
+
+// Kernels [first, last) of a program, each followed by its launcher: tg-run calls every kernel
+// as `tg_launch_<name>(void** bufs, const int* vars)` whatever its parameters.
+std::string translation_unit(const Program& p, size_t first, size_t last) {
+  std::ostringstream os;
+  for (size_t n = first; n < last; ++n) os << p.kernels[n].src << "\n";
+  for (size_t n = first; n < last; ++n) {
+    const ProgramKernel& k = p.kernels[n];
+    os << "void tg_launch_" << k.name << "(void** bufs, const int* vars) { " << k.name << "(";
+    for (size_t i = 0; i < k.bufs.size(); i++) os << (i ? ", " : "") << "bufs[" << i << "]";
+    for (size_t i = 0; i < k.vars.size(); i++)
+      os << (i || !k.bufs.empty() ? ", " : "") << "vars[" << i << "]";
+    os << "); }\n";
+  }
+  return os.str();
+}
+
+} // namespace
+
+std::string program_translation_unit(const Program& p) { return translation_unit(p, 0, p.kernels.size()); }
+
+std::vector<std::string> program_translation_units(const Program& p, int most) {
+  // About kMinUnitBytes of C per unit at least: below that, a second clang costs more than it saves.
+  constexpr size_t kMinUnitBytes = 16 * 1024;
+  size_t total = 0;
+  for (const ProgramKernel& k : p.kernels) total += k.src.size();
+  size_t units =
+      std::min({size_t(std::max(most, 1)), p.kernels.size(), std::max<size_t>(1, total / kMinUnitBytes)});
+  std::vector<std::string> out;
+  size_t first = 0, done = 0;
+  for (size_t u = 0; u < units; ++u) {
+    // contiguous runs of kernels of about equal source size
+    size_t last = first, goal = total * (u + 1) / units;
+    while (last < p.kernels.size() && (u + 1 == units || done < goal)) done += p.kernels[last++].src.size();
+    if (last == first && last < p.kernels.size()) done += p.kernels[last++].src.size();
+    if (last > first) out.push_back(translation_unit(p, first, last));
+    first = last;
+  }
+  return out;
+}
+
+CompiledProgram ClangCompiler::compile(const Program& p) const {
+  if (p.kernels.empty()) return {}; // nothing to load
+  // Big programs are compiled as several units by as many clangs at once, then linked.
+  Result r = compile(program_translation_units(p, kernel_threads()));
+  return {r.library, r.cache_hit};
 }
 
 } // namespace tg

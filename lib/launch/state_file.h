@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "runtime/runner.h"
+#include "launch/runner.h"
 
 namespace tg {
 

@@ -1,0 +1,94 @@
+#include "device/cuda/cuda_renderer.h"
+
+#include "util/error.h"
+
+namespace tg {
+
+namespace {
+
+// Guarded: a program's kernels are compiled as one source.
+constexpr const char* kBf16Helpers = R"(#ifndef TG_BF16_HELPERS
+#define TG_BF16_HELPERS
+__device__ static inline float tg_bf16_to_float(unsigned short x) { return __uint_as_float((unsigned int)x << 16); }
+__device__ static inline unsigned short tg_float_to_bf16(float x) {
+  unsigned int u = __float_as_uint(x);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
+  return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+__device__ static inline float tg_bf16_round(float x) { return tg_bf16_to_float(tg_float_to_bf16(x)); }
+#endif
+)";
+
+RendererOpts cuda_opts() {
+  RendererOpts o;
+  o.device = "CUDA";
+  o.has_local = true;
+  o.has_shared = true;
+  o.global_max = {2147483647, 65535, 65535};
+  o.local_max = {1024, 1024, 64};
+  o.shared_max = 49152;
+  return o;
+}
+
+CStyleRenderer::Language cuda_language() {
+  CStyleRenderer::Language l;
+  l.kernel_prefix = "extern \"C\" __global__ ";
+  l.smem_prefix = "__shared__ ";
+  l.barrier = "__syncthreads();";
+  l.group_id = "blockIdx.%c";
+  l.local_id = "threadIdx.%c";
+  l.global_id = "(blockIdx.%c*blockDim.%c+threadIdx.%c)";
+  return l;
+}
+
+} // namespace
+
+CUDARenderer::CUDARenderer() : CStyleRenderer(cuda_opts(), cuda_language()) {}
+
+std::string CUDARenderer::render_dtype(DType dtype, bool value) const {
+  if (dtype == DType::Float16) return "half";
+  return CStyleRenderer::render_dtype(dtype, value);
+}
+
+std::string CUDARenderer::code_for_op(Op op, const std::vector<std::string>& a, DType dtype) const {
+  if (dtype == DType::Float16) {
+    switch (op) {
+    case Op::RECIP:
+      return "hrcp(" + a[0] + ")";
+    case Op::MAX:
+      return "__hmax(" + a[0] + "," + a[1] + ")";
+    case Op::SQRT:
+      return "hsqrt(" + a[0] + ")";
+    case Op::SIN:
+      return "hsin(" + a[0] + ")";
+    case Op::LOG2:
+      return "hlog2(" + a[0] + ")";
+    case Op::EXP2:
+      return "hexp2(" + a[0] + ")";
+    default:
+      break;
+    }
+  }
+  return CStyleRenderer::code_for_op(op, a, dtype);
+}
+
+std::string CUDARenderer::render_bitcast(const std::string& x, DType from, DType to) const {
+  if (from == DType::BFloat16 || to == DType::BFloat16)
+    fail("RuntimeError", "render: bitcast of bfloat16 is not supported on CUDA");
+  return "(*((" + render_dtype(to) + "*)&" + x + "))";
+}
+
+std::string CUDARenderer::render_prefix(const std::vector<const UOp*>& uops) const {
+  std::string out =
+      "#define INFINITY (__int_as_float(0x7f800000))\n#define NAN (__int_as_float(0x7fffffff))\n";
+  bool half = false, bf16 = false;
+  for (const UOp* u : uops) {
+    half |= u->dtype == DType::Float16;
+    bf16 |= u->dtype == DType::BFloat16;
+  }
+  if (half) out += "#include <cuda_fp16.h>\n";
+  if (bf16) out += kBf16Helpers;
+  return out;
+}
+
+} // namespace tg

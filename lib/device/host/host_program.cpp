@@ -1,0 +1,67 @@
+#include "device/host/host_program.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/thread_pool.h"
+#include "util/error.h"
+
+namespace tg {
+
+void* HostAllocator::alloc(size_t bytes) {
+  size_t rounded = (bytes + 63) / 64 * 64;
+  if (rounded == 0) rounded = 64;
+  void* p = std::aligned_alloc(64, rounded);
+  if (!p) fail("RuntimeError", "out of memory allocating " + std::to_string(bytes) + " bytes");
+  std::memset(p, 0, rounded);
+  return p;
+}
+
+void HostAllocator::free(void* buffer) { std::free(buffer); }
+
+void HostAllocator::copyin(void* buffer, const void* host, size_t bytes) {
+  if (bytes) std::memcpy(buffer, host, bytes);
+}
+
+void HostAllocator::copyout(void* host, const void* buffer, size_t bytes) {
+  if (bytes) std::memcpy(host, buffer, bytes);
+}
+
+HostProgram::HostProgram(const Program& p, std::vector<HostLauncher> launchers)
+    : launchers_(std::move(launchers)) {
+  bool any_split = false;
+  for (const ProgramKernel& k : p.kernels) {
+    Split s;
+    for (size_t v = 0; v < k.vars.size(); ++v) {
+      if (k.vars[v] == kSplitStartVar) s.start = int(v);
+      if (k.vars[v] == kSplitEndVar) s.end = int(v);
+    }
+    if ((s.start < 0) != (s.end < 0))
+      fail("RuntimeError", "kernel '" + k.name + "' has only one of core_start and core_end");
+    any_split |= s.start >= 0;
+    splits_.push_back(s);
+    nvars_.push_back(k.vars.size());
+  }
+  if (any_split && kernel_threads() > 1) pool_ = std::make_unique<ThreadPool>(kernel_threads());
+}
+
+HostProgram::~HostProgram() = default;
+
+void HostProgram::launch(size_t i, void* const* bufs, const int32_t* vars, const LaunchDims& dims) {
+  void** args = const_cast<void**>(bufs);
+  const Split& s = splits_.at(i);
+  if (s.start < 0) return launchers_[i](args, vars);
+  int64_t extent = dims.global[0];
+  int parts = pool_ ? int(std::min<int64_t>(pool_->size(), extent)) : 1;
+  auto run_part = [&](int k) {
+    std::vector<int32_t> mine(vars, vars + nvars_[i]);
+    mine[size_t(s.start)] = int32_t(extent * k / parts);
+    mine[size_t(s.end)] = int32_t(extent * (k + 1) / parts);
+    launchers_[i](args, mine.data());
+  };
+  if (parts <= 1) return run_part(0);
+  pool_->run(parts, run_part);
+}
+
+} // namespace tg

@@ -1,0 +1,208 @@
+#include "launch/runner.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "device/registry.h"
+#include "util/error.h"
+
+namespace tg {
+
+namespace {
+
+const BufferInfo& buffer_by_id(const Program& p, int id) {
+  for (const BufferInfo& b : p.buffers)
+    if (b.id == id) return b;
+  fail("RuntimeError", "program refers to unknown buffer " + std::to_string(id));
+}
+
+// The checks every named host buffer (an input, a loaded state) gets before it is copied in.
+void check_binding(const char* what, const NamedBuffer& nb, const HostBuffer& hb) {
+  std::string who = std::string(what) + " '" + nb.name + "'";
+  if (hb.shape != nb.shape)
+    fail("ValueError", who + ": expected shape " + shape_repr(nb.shape) + ", got " + shape_repr(hb.shape));
+  if (hb.dtype != nb.dtype)
+    fail("ValueError", who + ": expected dtype " + std::string(py_name(nb.dtype)) + ", got " +
+                           std::string(py_name(hb.dtype)));
+  size_t want = size_t(prod(nb.shape)) * size_t(itemsize(nb.dtype));
+  if (hb.data.size() != want)
+    fail("ValueError", who + ": expected " + std::to_string(want) + " bytes of data, got " +
+                           std::to_string(hb.data.size()));
+}
+
+void check_names(const char* what, const std::vector<NamedBuffer>& declared,
+                 const std::map<std::string, HostBuffer>& given, bool all_required) {
+  for (const auto& [name, _] : given) {
+    bool known = false;
+    for (const NamedBuffer& nb : declared) known |= nb.name == name;
+    if (!known) {
+      std::string names;
+      for (const NamedBuffer& nb : declared) names += (names.empty() ? "" : ", ") + nb.name;
+      fail("ValueError", "unknown " + std::string(what) + " '" + name + "' (the program's " + what +
+                             "s: " + (names.empty() ? "none" : names) + ")");
+    }
+  }
+  if (all_required)
+    for (const NamedBuffer& nb : declared)
+      if (!given.count(nb.name)) fail("ValueError", "missing " + std::string(what) + " '" + nb.name + "'");
+}
+
+LaunchDims launch_dims(const ProgramKernel& k) {
+  LaunchDims d;
+  for (size_t i = 0; i < 3; ++i) {
+    d.global[i] = i < k.global_size.size() ? k.global_size[i] : 1;
+    d.local[i] = i < k.local_size.size() ? k.local_size[i] : 1;
+  }
+  return d;
+}
+
+} // namespace
+
+CompiledProgram compile_program(const Program& p) { return device(p.device).compiler().compile(p); }
+
+// Device memory of the program's buffers, freed through the device's allocator.
+struct ProgramRun::Memory {
+  explicit Memory(Allocator& a) : allocator(a) {}
+  ~Memory() {
+    for (auto& [id, handle] : buffers) allocator.free(handle);
+  }
+  Allocator& allocator;
+  std::map<int, void*> buffers;
+};
+
+ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>& inputs)
+    : p_(p), device_(device(p.device)) {
+  check_names("input", p.inputs, inputs, true);
+  for (const NamedBuffer& nb : p.inputs) check_binding("input", nb, inputs.at(nb.name));
+  compiled_ = device_.compiler().compile(p);
+  mem_ = std::make_unique<Memory>(device_.allocator());
+  loaded_ = device_.load(p, compiled_);
+  for (const BufferInfo& b : p.buffers) {
+    size_t bytes = size_t(b.size) * size_t(itemsize(b.dtype));
+    void* m = mem_->allocator.alloc(bytes);
+    mem_->buffers[b.id] = m;
+    if (b.role == BufferRole::Constant) {
+      check(b.data.size() == bytes, "RuntimeError",
+            "constant buffer " + std::to_string(b.id) + " carries " + std::to_string(b.data.size()) +
+                " bytes, expected " + std::to_string(bytes));
+      mem_->allocator.copyin(m, b.data.data(), bytes);
+    }
+  }
+  for (const NamedBuffer& nb : p.inputs) copy_in(nb, inputs.at(nb.name));
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
+    const ProgramKernel& k = p.kernels[i];
+    std::vector<void*> args;
+    for (int id : k.bufs) {
+      auto it = mem_->buffers.find(id);
+      if (it == mem_->buffers.end())
+        fail("RuntimeError", "kernel '" + k.name + "' uses unknown buffer " + std::to_string(id));
+      args.push_back(it->second);
+    }
+    args_.push_back(std::move(args));
+    dims_.push_back(launch_dims(k));
+    // The split range's bounds default to the whole range; other int parameters are symbolic
+    // variables, which no program binds yet.
+    std::vector<int32_t> vars;
+    for (const std::string& v : k.vars) {
+      if (v == kSplitEndVar)
+        vars.push_back(int32_t(dims_.back().global[0]));
+      else if (v == kSplitStartVar)
+        vars.push_back(0);
+      else
+        fail("RuntimeError", "kernel '" + k.name + "' needs a value for variable '" + v + "'");
+    }
+    vars_.push_back(std::move(vars));
+    const BufferRole first = k.bufs.empty() ? BufferRole::Intermediate : buffer_by_id(p, k.bufs[0]).role;
+    in_place_.push_back(first == BufferRole::State || first == BufferRole::Input);
+  }
+}
+
+ProgramRun::~ProgramRun() {
+  loaded_.reset(); // the program before the memory it ran on
+}
+
+void ProgramRun::copy_in(const NamedBuffer& nb, const HostBuffer& hb) {
+  const BufferInfo& b = buffer_by_id(p_, nb.buffer);
+  check(hb.data.size() <= size_t(b.size) * size_t(itemsize(b.dtype)), "RuntimeError",
+        "'" + nb.name + "' does not fit its buffer");
+  mem_->allocator.copyin(mem_->buffers.at(nb.buffer), hb.data.data(), hb.data.size());
+}
+
+HostBuffer ProgramRun::copy_out(const NamedBuffer& nb) const {
+  const BufferInfo& b = buffer_by_id(p_, nb.buffer);
+  size_t bytes = size_t(prod(nb.shape)) * size_t(itemsize(nb.dtype));
+  check(bytes <= size_t(b.size) * size_t(itemsize(b.dtype)), "RuntimeError",
+        "'" + nb.name + "' is larger than its buffer");
+  HostBuffer hb{nb.dtype, nb.shape, std::vector<uint8_t>(bytes)};
+  loaded_->synchronize();
+  mem_->allocator.copyout(hb.data.data(), mem_->buffers.at(nb.buffer), bytes);
+  return hb;
+}
+
+void ProgramRun::load_states(const std::map<std::string, HostBuffer>& states) {
+  check_names("state", p_.states, states, true);
+  for (const NamedBuffer& nb : p_.states) check_binding("state", nb, states.at(nb.name));
+  for (const NamedBuffer& nb : p_.states) copy_in(nb, states.at(nb.name));
+  states_ready_ = true;
+}
+
+void ProgramRun::launch(size_t i) { loaded_->launch(i, args_[i].data(), vars_[i].data(), dims_[i]); }
+
+void ProgramRun::launch_range(bool init, const RunOptions& options) {
+  for (size_t i = 0; i < p_.kernels.size(); i++) {
+    if (p_.kernels[i].init != init) continue;
+    if (!options.kernel_seconds) {
+      launch(i);
+      continue;
+    }
+    // Timed: the best of `repeat` launches. A kernel that writes a buffer it reads (an assign
+    // into a state or input) runs once: running it again would change the values.
+    int repeat = in_place_[i] ? 1 : std::max(1, options.repeat);
+    double best = 0;
+    for (int r = 0; r < repeat; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      launch(i);
+      loaded_->synchronize();
+      double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      best = r == 0 ? dt : std::min(best, dt);
+    }
+    options.kernel_seconds->resize(p_.kernels.size(), 0.0);
+    (*options.kernel_seconds)[i] = best;
+  }
+}
+
+void ProgramRun::step(const RunOptions& options) {
+  if (!states_ready_) {
+    launch_range(true, options);
+    states_ready_ = true;
+  }
+  launch_range(false, options);
+}
+
+std::map<std::string, HostBuffer> ProgramRun::outputs() const {
+  std::map<std::string, HostBuffer> out;
+  for (const NamedBuffer& nb : p_.outputs) out[nb.name] = copy_out(nb);
+  return out;
+}
+
+HostBuffer ProgramRun::output(const std::string& name) const {
+  for (const NamedBuffer& nb : p_.outputs)
+    if (nb.name == name) return copy_out(nb);
+  fail("ValueError", "unknown output '" + name + "'");
+}
+
+std::vector<std::pair<std::string, HostBuffer>> ProgramRun::states() const {
+  std::vector<std::pair<std::string, HostBuffer>> out;
+  for (const NamedBuffer& nb : p_.states) out.emplace_back(nb.name, copy_out(nb));
+  return out;
+}
+
+std::map<std::string, HostBuffer>
+run_program(const Program& p, const std::map<std::string, HostBuffer>& inputs, const RunOptions& options) {
+  ProgramRun run(p, inputs);
+  if (options.kernel_seconds) options.kernel_seconds->assign(p.kernels.size(), 0.0);
+  run.step(options);
+  return run.outputs();
+}
+
+} // namespace tg

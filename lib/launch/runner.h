@@ -1,0 +1,68 @@
+// launch layer, running a Program on its device (device/registry.h): compile it (cached),
+// load it, allocate every buffer of the program, fill inputs and constants, launch each
+// kernel in order with its buffers, launch sizes and int parameters, and copy the outputs
+// back.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codegen/program.h"
+#include "device/device.h"
+#include "runtime/host_buffer.h"
+
+namespace tg {
+
+// Compiles `p` for its device (or takes it from the compile cache) without running anything.
+CompiledProgram compile_program(const Program& p);
+
+// Runs `p` with the named inputs. Errors name the input: "missing input 'x'", "input 'x':
+// expected shape (4, 8), got (3, 8)", "input 'x': expected dtype float32, got int32".
+struct RunOptions {
+  std::vector<double>* kernel_seconds = nullptr; // when set: each kernel's best wall time
+  int repeat = 1;                                // launches per kernel when timing
+};
+std::map<std::string, HostBuffer> run_program(const Program& p,
+                                              const std::map<std::string, HostBuffer>& inputs,
+                                              const RunOptions& options = {});
+
+// A program loaded for several steps: compiled once, its buffers allocated once and kept, so
+// states (and assigned inputs) carry over from one step to the next. The first step runs the
+// init kernels unless load_states() filled the states.
+class ProgramRun {
+public:
+  ProgramRun(const Program& p, const std::map<std::string, HostBuffer>& inputs); // checks the inputs
+  ~ProgramRun();
+  ProgramRun(const ProgramRun&) = delete;
+  ProgramRun& operator=(const ProgramRun&) = delete;
+
+  // Every state of the program, by name, each with its declared shape and dtype.
+  void load_states(const std::map<std::string, HostBuffer>& states);
+  void step(const RunOptions& options = {});
+  std::map<std::string, HostBuffer> outputs() const;
+  HostBuffer output(const std::string& name) const;
+  std::vector<std::pair<std::string, HostBuffer>> states() const; // in the program's order
+  bool cache_hit() const { return compiled_.cache_hit; }          // the compile came from the cache
+
+private:
+  struct Memory;
+  void copy_in(const NamedBuffer& nb, const HostBuffer& hb);
+  HostBuffer copy_out(const NamedBuffer& nb) const;
+  void launch_range(bool init, const RunOptions& options);
+  void launch(size_t i);
+
+  const Program& p_;
+  Device& device_;
+  CompiledProgram compiled_;
+  std::unique_ptr<Memory> mem_;
+  std::unique_ptr<LoadedProgram> loaded_;
+  std::vector<std::vector<void*>> args_;   // each kernel's buffer handles
+  std::vector<std::vector<int32_t>> vars_; // each kernel's int parameters
+  std::vector<LaunchDims> dims_;
+  std::vector<bool> in_place_; // the kernel writes a state or an input
+  bool states_ready_ = false;
+};
+
+} // namespace tg

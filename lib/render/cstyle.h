@@ -1,0 +1,58 @@
+// render layer, C-style languages: tinygrad 0.9.1's CStyleLanguage (renderer/cstyle.py). One
+// walk over linearized UOps prints a kernel; the dialects (CLANG's C, OpenCL C, CUDA C) are
+// subclasses that override only what differs: prefixes, type names, the op table, casts,
+// work-item ids and the kernel's frame.
+// Single-use ALU results are inlined into their user; everything else gets an SSA name
+// (alu0, val0, acc0, cast0). bfloat16 is stored as an unsigned short and computed as float
+// rounded to bfloat16 after every op through small helpers the source carries.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "codegen/renderer.h"
+
+namespace tg {
+
+class CStyleRenderer : public Renderer {
+public:
+  // Language options (tinygrad's class attributes).
+  struct Language {
+    std::string kernel_prefix;           // "__kernel "
+    std::string buffer_prefix;           // "__global "
+    std::string buffer_suffix;           // " restrict"
+    std::string smem_align, smem_prefix; // local memory declarations
+    std::string arg_int_prefix = "const int";
+    std::string barrier;
+    // work-item ids: group, local, global ("get_group_id(%d)"; %d is the dimension)
+    std::string group_id, local_id, global_id;
+  };
+
+  CStyleRenderer(RendererOpts opts, Language lang) : Renderer(std::move(opts)), lang_(std::move(lang)) {}
+  std::string render(const std::string& function_name, const std::vector<const UOp*>& uops) const override;
+
+  const Language& language() const { return lang_; }
+
+  // ---- the hooks dialects override ----
+  // The type of a value (value=true) or of a buffer element (value=false).
+  virtual std::string render_dtype(DType dtype, bool value = true) const;
+  // An ALU op over rendered operands; the result has `dtype`.
+  virtual std::string code_for_op(Op op, const std::vector<std::string>& a, DType dtype) const;
+  virtual std::string render_cast(const std::string& x, DType from, DType to) const;
+  // `x` is an SSA name holding a value of `from`.
+  virtual std::string render_bitcast(const std::string& x, DType from, DType to) const;
+  // Exact for inf/nan and every dtype ("1.5f", "(-1)", "INFINITY"); negatives in parens.
+  virtual std::string render_const(const Scalar& value, DType dtype) const;
+  // Lines before the kernel (includes, helpers) for these UOps.
+  virtual std::string render_prefix(const std::vector<const UOp*>& uops) const;
+  // The whole translation unit from the parameter list and the body's lines.
+  virtual std::string render_kernel(const std::string& name, const std::vector<std::string>& params,
+                                    const std::string& body, const std::vector<const UOp*>& uops) const;
+
+protected:
+  Language lang_;
+};
+
+// True when any UOp computes or stores bfloat16 (the source then carries the helpers).
+bool uses_dtype(const std::vector<const UOp*>& uops, DType dtype);
+
+} // namespace tg
