@@ -4,8 +4,9 @@
 #   make / make build   configure (CMake + Ninja) and build; the tools land in build/bin/
 #   make demo           run examples/demo.tg through the pipeline on the CPU
 #   make test           unit + cli + diff tests; ends with one line `N passed, N failed`
-#   make unit|cli|diff  one layer of the tests
-#   make bench          benchmarks (placeholder)
+#   make unit|cli|diff  one layer of the tests; `make diff DEVICE=LLVM` runs the differential
+#                       suite on one device (default: CLANG, LLVM, GPU and CUDA:compile)
+#   make bench          benchmarks against tinygrad 0.9.1 and numpy
 #   make format         clang-format lib/ cmd/ tests/unit/
 #   make clean          remove build/
 
@@ -38,7 +39,8 @@ test: build
 	@BUILD=$(BUILD) TG_PYTHON=$(TG_PYTHON) bash scripts/test.sh all
 
 unit cli diff: build
-	@BUILD=$(BUILD) TG_PYTHON=$(TG_PYTHON) bash scripts/test.sh $@
+	@BUILD=$(BUILD) TG_PYTHON=$(TG_PYTHON) $(if $(filter command line environment,$(origin DEVICE)),TG_DIFF_DEVICES=$(DEVICE)) \
+	  bash scripts/test.sh $@
 
 bench: build
 	$(TG_PYTHON) scripts/bench.py --bin $(BUILD)/bin

@@ -4,7 +4,9 @@
 # an earlier one failed; the last line is `N passed, N failed` over all of them, and the
 # exit status is 1 when any test failed or a layer could not run.
 #   bash scripts/test.sh [all|unit|cli|diff]
-# Environment: BUILD (default build), TG_PYTHON (default .venv/bin/python), DIFF_JOBS (2).
+# Environment: BUILD (default build), TG_PYTHON (default .venv/bin/python), DIFF_JOBS (2),
+# TG_DIFF_DEVICES (the devices the diff layer runs on, comma-separated, NAME:compile to only
+# compile there; default CLANG,LLVM,GPU plus CUDA:compile where NVRTC is installed).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -65,14 +67,27 @@ run_cli() {
   fi
 }
 
+diff_devices() {
+  if [[ -n ${TG_DIFF_DEVICES:-} ]]; then echo "$TG_DIFF_DEVICES"; return; fi
+  local devices=CLANG,LLVM,GPU
+  # CUDA kernels compile with NVRTC (no GPU needed); it comes with the CUDA toolkit.
+  if ldconfig -p 2>/dev/null | grep -q libnvrtc || compgen -G "/usr/local/cuda/lib64/libnvrtc.so*" >/dev/null; then
+    devices+=,CUDA:compile
+  else
+    echo "diff: NVRTC not found: CUDA kernels are not compiled (install the CUDA toolkit)" >&2
+  fi
+  echo "$devices"
+}
+
 run_diff() {
-  local log="$LOGS/diff.log"
-  echo "== diff: $TG_PYTHON tests/diff/run.py -j${DIFF_JOBS:-2}"
+  local log="$LOGS/diff.log" devices
+  devices=$(diff_devices)
+  echo "== diff: $TG_PYTHON tests/diff/run.py -j${DIFF_JOBS:-2} --device $devices"
   if [[ ! -x $TG_PYTHON ]]; then
     echo "diff: $TG_PYTHON is missing (run scripts/setup.sh)"; count diff 0 1 "no venv"; broken=1
     return
   fi
-  "$TG_PYTHON" tests/diff/run.py -j"${DIFF_JOBS:-2}" --bin "$BUILD/bin" 2>&1 | tee "$log"
+  "$TG_PYTHON" tests/diff/run.py -j"${DIFF_JOBS:-2}" --bin "$BUILD/bin" --device "$devices" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   local line passed failed
   line=$(grep -E '^diff: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)

@@ -261,13 +261,26 @@ class _Harness(Exception):
 TG_ERROR = re.compile(r"^tg-trace: .*?:(\d+): ([A-Za-z_][A-Za-z0-9_.]*)(?:: (.*))?$", re.S)
 
 
-DEVICE = "CLANG"  # --device: where tg runs the snippets (the oracle always runs tinygrad's CLANG)
-COMPILE_ONLY = False  # --compile-only: tg-run only compiles; outputs are not compared
+@dataclass(frozen=True)
+class Target:
+    """Where tg runs a snippet: a device, and whether tg-run only compiles (no outputs to compare)."""
+    device: str = "CLANG"
+    compile_only: bool = False
+
+    @staticmethod
+    def parse(text: str) -> "Target":  # "LLVM", or "CUDA:compile"
+        name, _, mode = text.partition(":")
+        if mode not in ("", "compile"):
+            raise SystemExit(f"diff: bad --device entry {text!r} (NAME or NAME:compile)")
+        return Target(name, mode == "compile")
+
+    def __str__(self) -> str:
+        return self.device + (":compile" if self.compile_only else "")
 
 
-def run_pipeline(snip: Snippet, oracle: OracleResult, bindir: Path):
+def run_pipeline(snip: Snippet, oracle: OracleResult, bindir: Path, target: Target):
     """Returns (per-stage (name, returncode, stderr) list, out dir)."""
-    out = snip.work / "out"
+    out = snip.work / ("out" if target == Target() else f"out-{target.device}")
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     ins = []
@@ -277,8 +290,8 @@ def run_pipeline(snip: Snippet, oracle: OracleResult, bindir: Path):
         ("tg-trace", [str(bindir / "tg-trace"), str(snip.path.relative_to(ROOT)), "--arg", f"work={snip.work}"]),
         *([("tg-grad", [str(bindir / "tg-grad"), *snip.grad_args])] if snip.grad_args is not None else []),
         ("tg-schedule", [str(bindir / "tg-schedule")]),
-        ("tg-codegen", [str(bindir / "tg-codegen"), "--device", DEVICE]),
-        ("tg-run", [str(bindir / "tg-run"), "--compile-only"] if COMPILE_ONLY else
+        ("tg-codegen", [str(bindir / "tg-codegen"), "--device", target.device]),
+        ("tg-run", [str(bindir / "tg-run"), "--compile-only"] if target.compile_only else
          [str(bindir / "tg-run"), *ins, "--out-dir", str(out)]),
     ]
     env = dict(os.environ)
@@ -312,7 +325,7 @@ def run_pipeline(snip: Snippet, oracle: OracleResult, bindir: Path):
         err.seek(0)
         results.append((name, rc, err.read().decode(errors="replace")))
         err.close()
-    (snip.work / "stderr.txt").write_text("".join(f"== {n} (rc={rc})\n{e}" for n, rc, e in results))
+    (out.parent / f"stderr-{target.device}.txt").write_text("".join(f"== {n} (rc={rc})\n{e}" for n, rc, e in results))
     return results, out
 
 
@@ -321,13 +334,13 @@ def first_line(text: str) -> str:
     return text.splitlines()[0] if text else "(no message)"
 
 
-def compare(snip: Snippet, oracle: OracleResult, bindir: Path) -> str | None:
+def compare(snip: Snippet, oracle: OracleResult, bindir: Path, target: Target) -> str | None:
     """Runs tg on the snippet; returns None when it agrees with the oracle, else the reason."""
     import numpy as np
 
-    stages, out = run_pipeline(snip, oracle, bindir)
+    stages, out = run_pipeline(snip, oracle, bindir, target)
     failed = next(((n, rc, e) for n, rc, e in stages if rc != 0), None)
-    if COMPILE_ONLY:  # the snippet's kernels must compile; a snippet meant to raise is the front end's
+    if target.compile_only:  # the snippet's kernels must compile; a snippet meant to raise is the front end's
         if oracle.error or failed is None:
             return None
         return f"{failed[0]} failed (rc={failed[1]}): {first_line(failed[2])}"
@@ -393,13 +406,11 @@ def main(argv=None) -> int:
     ap.add_argument("--bin", type=Path, default=ROOT / "build" / "bin", help="where the tg tools are")
     ap.add_argument("--work", type=Path, default=ROOT / "build" / "diff", help="work dirs (default build/diff)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print a line for passing snippets too")
-    ap.add_argument("--device", default=os.environ.get("TG_DEVICE", "CLANG"),
-                    help="the device tg runs on (default $TG_DEVICE or CLANG)")
-    ap.add_argument("--compile-only", action="store_true",
-                    help="only compile each snippet's kernels for --device (tg-run --compile-only)")
+    ap.add_argument("--device", default=os.environ.get("TG_DEVICE", "CLANG"), metavar="LIST",
+                    help="devices tg runs every snippet on, comma-separated; NAME:compile only compiles its "
+                         "kernels there (tg-run --compile-only); default $TG_DEVICE or CLANG")
     args = ap.parse_args(argv)
-    global DEVICE, COMPILE_ONLY
-    DEVICE, COMPILE_ONLY = args.device, args.compile_only
+    targets = [Target.parse(t) for t in args.device.split(",") if t]
 
     paths = select(args.k)
     if not paths:
@@ -431,34 +442,49 @@ def main(argv=None) -> int:
                 ", ".join(f"{k}{tuple(v.shape)}:{v.dtype}" for k, v in r.outputs.items())
             print(f"ok   {s.name}: {what}")
 
+    # Every (snippet, target) is one test; a failed oracle fails the snippet on every target.
+    results: dict[tuple[str, Target], str | None] = {}
+    for s in snippets:
+        for t in targets:
+            results[(s.name, t)] = failures.get(s.name)
     if not args.oracle_only:
-        todo = [s for s in snippets if s.name not in failures]
+        todo = [(s, t) for s in snippets if s.name not in failures for t in targets]
         with ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
-            for s, reason in zip(todo, pool.map(lambda s: compare(s, oracle[s.name], args.bin), todo)):
-                if reason:
-                    failures[s.name] = reason
-                elif args.verbose:
-                    print(f"ok   {s.name}")
+            for (s, t), reason in zip(todo, pool.map(lambda st: compare(st[0], oracle[st[0].name], args.bin, st[1]),
+                                                     todo)):
+                results[(s.name, t)] = reason
+                if args.verbose and not reason:
+                    print(f"ok   {s.name} [{t}]")
 
     # A snippet marked `# xfail: REASON` documents a known difference from tinygrad: it counts
-    # as passing only while it still differs, so a fix (or a regression) is noticed.
+    # as passing only while it still differs, so a fix (or a regression) is noticed. Compile-only
+    # targets compare nothing, so the mark does not apply there.
     xfails = 0
     for s in snippets:
         reason = re.search(r"^#\s*xfail:\s*(.*)$", s.path.read_text(), re.M)
-        if not reason or args.oracle_only or COMPILE_ONLY:
+        if not reason or args.oracle_only:
             continue
-        if s.name in failures:
-            xfails += 1
-            print(f"xfail {s.name}: {reason.group(1).strip()} ({failures.pop(s.name)})")
-        else:
-            failures[s.name] = "marked xfail but now agrees with tinygrad: remove the mark"
-    for s in snippets:
-        if s.name in failures:
-            print(f"FAIL {s.name}: {failures[s.name]}")
-    passed = len(snippets) - len(failures)
-    where = "" if DEVICE == "CLANG" and not COMPILE_ONLY else f" on {DEVICE}" + (" (compile only)" if COMPILE_ONLY else "")
-    print(f"diff: {passed} passed, {len(failures)} failed" + (f" ({xfails} expected differences)" if xfails else "") + where)
-    return 1 if failures else 0
+        for t in targets:
+            if t.compile_only:
+                continue
+            if results[(s.name, t)]:
+                xfails += 1
+                print(f"xfail {s.name} [{t}]: {reason.group(1).strip()} ({results[(s.name, t)]})")
+                results[(s.name, t)] = None
+            else:
+                results[(s.name, t)] = "marked xfail but now agrees with tinygrad: remove the mark"
+    for (name, t), reason in results.items():
+        if reason:
+            print(f"FAIL {name} [{t}]: {reason}")
+    if len(targets) > 1:
+        for t in targets:
+            bad = sum(1 for (n, u), r in results.items() if u == t and r)
+            print(f"diff [{t}]: {len(snippets) - bad} passed, {bad} failed")
+    failed = sum(1 for r in results.values() if r)
+    passed = len(results) - failed
+    where = "" if targets == [Target()] else " on " + ", ".join(map(str, targets))
+    print(f"diff: {passed} passed, {failed} failed" + (f" ({xfails} expected differences)" if xfails else "") + where)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

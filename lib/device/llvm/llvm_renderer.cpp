@@ -204,6 +204,9 @@ private:
   }
 
   Value* ref(const UOp* u) const {
+    // A PHI names its accumulator's current value: after the loop that is the header's phi,
+    // not the value computed in the body.
+    while (u->op == UOps::PHI) u = u->src[0];
     auto it = v_.find(u);
     if (it == v_.end()) render_error("UOp used before it is defined: " + std::string(uops_name(u->op)));
     return it->second;

@@ -1,0 +1,113 @@
+#!/usr/bin/env bats
+# Devices: tg-codegen --device, tg-run runs a program on the device it names, --compile-only,
+# and the clear errors when a device is missing (docs/architecture.md, "Devices").
+load helpers
+
+program() { # device -> p.bin for a small elementwise + reduce script
+  printf '%s\n' "x = input('x', (4, 8))" "output('y', (x * 2 + 1).exp2().sum(axis=1))" >k.tg
+  tg-trace k.tg | tg-schedule | tg-codegen --device "$1" -o p.bin
+  "$PYTHON" -c "import numpy as np; np.save('x.npy', np.arange(32, dtype=np.float32).reshape(4, 8) / 32)"
+}
+
+@test "tg-codegen --help names every device" {
+  run_split tg-codegen --help
+  for d in CLANG LLVM GPU CUDA; do expect_contains "$out" "$d"; done
+}
+
+@test "tg-codegen --device with an unknown name says which devices exist" {
+  printf '%s\n' "output('y', Tensor.ones(2) + 1)" >k.tg
+  pipeline "tg-trace k.tg | tg-schedule | tg-codegen --device METAL"
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-codegen: unknown device 'METAL' (known: CLANG, LLVM, GPU, CUDA)"
+}
+
+@test "the program names its device and each device renders its own language" {
+  for d in CLANG LLVM GPU CUDA; do
+    printf '%s\n' "x = input('x', (4, 8))" "output('y', x + 1)" >k.tg
+    tg-trace k.tg | tg-schedule | tg-codegen --device "$d" --json >"$d.json"
+    expect_eq "$(jq -r .device "$d.json")" "$d"
+  done
+  jq -r '.kernels[0].src' CLANG.json | grep -q 'restrict'
+  jq -r '.kernels[0].src' LLVM.json | grep -q '^define void @E_'
+  jq -r '.kernels[0].src' GPU.json | grep -q '^__kernel void E_'
+  jq -r '.kernels[0].src' GPU.json | grep -q 'get_group_id(0)'
+  jq -r '.kernels[0].src' CUDA.json | grep -q '^extern "C" __global__ void E_'
+  jq -r '.kernels[0].src' CUDA.json | grep -q 'blockIdx.x'
+  # the grid is the kernel's: 32 elements, upcast by 4
+  expect_eq "$(jq -c '.kernels[0].global_size' GPU.json)" "[8,1,1]"
+}
+
+@test "CLANG, LLVM and GPU give the same values" {
+  for d in CLANG LLVM GPU; do
+    program "$d"
+    tg-run p.bin --in x=x.npy --out-dir "out-$d"
+  done
+  "$PYTHON" - <<'PY'
+import numpy as np
+ref = np.load("out-CLANG/y.npy")
+want = np.exp2(np.arange(32, dtype=np.float32).reshape(4, 8) / 32 * 2 + 1).sum(axis=1)
+assert np.allclose(ref, want, rtol=1e-6), (ref, want)
+for d in ("LLVM", "GPU"):
+    got = np.load(f"out-{d}/y.npy")
+    assert np.allclose(got, ref, rtol=1e-6, atol=1e-6), (d, got, ref)
+PY
+}
+
+@test "tg-run --compile-only compiles into the cache and runs nothing" {
+  program LLVM
+  run_split tg-run --compile-only p.bin
+  [ "$status" -eq 0 ]
+  expect_contains "$err" "compiled"
+  expect_contains "$err" "for LLVM"
+  expect_eq "$out" ""
+  run_split tg-run --compile-only p.bin
+  expect_contains "$err" "(cached)"
+  # and the real run finds it there
+  tg-run p.bin --in x=x.npy >/dev/null
+}
+
+@test "tg-run --compile-only takes no inputs" {
+  program CLANG
+  run_split tg-run --compile-only p.bin --in x=x.npy
+  [ "$status" -eq 1 ]
+  expect_contains "$err" "--compile-only runs nothing"
+}
+
+@test "CUDA kernels compile with NVRTC on a machine without a GPU" {
+  ldconfig -p | grep -q libnvrtc || compgen -G "/usr/local/cuda/lib64/libnvrtc.so*" >/dev/null ||
+    skip "NVRTC is not installed"
+  program CUDA
+  run_split tg-run --compile-only p.bin
+  [ "$status" -eq 0 ]
+  expect_contains "$err" "for CUDA"
+  ls "$TG_CACHE_DIR"/cuda/*.ptx >/dev/null
+  grep -q '.entry' "$TG_CACHE_DIR"/cuda/*.ptx
+}
+
+@test "running CUDA without a driver is one clear error" {
+  [ -e /dev/nvidia0 ] && skip "this machine has a GPU"
+  program CUDA
+  run_split tg-run p.bin --in x=x.npy
+  [ "$status" -eq 1 ]
+  expect_eq "$(wc -l <<<"$err")" "1"
+  expect_contains "$err" "tg-run: CUDA: no CUDA"
+}
+
+@test "GPU without any OpenCL platform is one clear error" {
+  program GPU
+  # an ICD directory with no drivers: the loader finds no platform
+  mkdir -p empty-icd
+  OCL_ICD_VENDORS="$PWD/empty-icd" run_split tg-run p.bin --in x=x.npy
+  [ "$status" -eq 1 ]
+  expect_eq "$(wc -l <<<"$err")" "1"
+  expect_contains "$err" "tg-run: GPU: no OpenCL platform"
+}
+
+@test "host kernels split across threads give the same bytes on LLVM" {
+  printf '%s\n' "a = Tensor.arange(256 * 300).reshape(256, 300).float().sin()" "output('y', (a * 3).exp2())" >k.tg
+  tg-trace k.tg | tg-schedule | tg-codegen --device LLVM -o p.bin
+  jq -e '.kernels[0].vars | index("core_start")' <(tg-trace k.tg | tg-schedule | tg-codegen --device LLVM --json) >/dev/null
+  TG_THREADS=1 tg-run p.bin --out-dir one
+  TG_THREADS=3 tg-run p.bin --out-dir three
+  cmp one/y.npy three/y.npy
+}
