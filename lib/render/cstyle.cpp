@@ -149,24 +149,20 @@ private:
       emit_alu(u);
       break;
     case UOps::LOAD: {
-      DType buf_dt = *u->src[0]->dtype;
-      std::string val = ref(u->src[0]) + "[" + strip_parens(ref(u->src[1])) + "]";
-      if (buf_dt == DType::BFloat16) val = "tg_bf16_to_float(" + val + ")";
+      std::string val = r_.render_load(ref(u->src[0]), *u->src[0]->dtype, strip_parens(ref(u->src[1])));
       if (u->src.size() > 3)
         val = r_.code_for_op(Op::WHERE, {ref(u->src[2]), val, ref(u->src[3])}, *u->dtype);
       line(r_.render_dtype(*u->dtype) + " " + ssa("val", u) + " = " + val + ";");
       break;
     }
     case UOps::STORE: {
-      DType buf_dt = *u->src[0]->dtype;
-      std::string val = ref(u->src[2]);
-      if (buf_dt == DType::BFloat16) val = "tg_float_to_bf16(" + val + ")";
-      std::string st = ref(u->src[0]) + "[" + strip_parens(ref(u->src[1])) + "] = " + val + ";";
+      std::string st =
+          r_.render_store(ref(u->src[0]), *u->src[0]->dtype, strip_parens(ref(u->src[1])), ref(u->src[2]));
       line(u->src.size() > 3 ? "if (" + ref(u->src[3]) + ") { " + st + " }" : st);
       break;
     }
     case UOps::PHI:
-      line(ref(u->src[0]) + " = " + ref(u->src[1]) + ";");
+      line(ref(u->src[0]) + " = " + r_.render_assign(*u->src[0]->dtype, ref(u->src[1])) + ";");
       r_names_[u] = ref(u->src[0]);
       break;
     case UOps::CAST:
@@ -183,7 +179,7 @@ private:
       if (child_count_[u] <= 1)
         r_names_[u] = val;
       else
-        line(r_.render_dtype(to) + " " + ssa("cast", u) + " = " + val + ";");
+        line(r_.render_dtype(to) + " " + ssa("cast", u) + " = " + r_.render_assign(to, val) + ";");
       break;
     }
     case UOps::NOOP:
@@ -208,7 +204,7 @@ private:
     if (child_count_[u] <= 1 && op != Op::MAX)
       r_names_[u] = val;
     else
-      line(r_.render_dtype(dt) + " " + ssa("alu", u) + " = " + val + ";");
+      line(r_.render_dtype(dt) + " " + ssa("alu", u) + " = " + r_.render_assign(dt, val) + ";");
   }
 
   const CStyleRenderer& r_;
@@ -346,6 +342,19 @@ std::string CStyleRenderer::render_const(const Scalar& v0, DType dtype) const {
   std::string out = plain ? val : "(" + render_dtype(dtype) + ")(" + val + ")";
   return is_negative(v, dtype) ? "(" + out + ")" : out;
 }
+
+std::string CStyleRenderer::render_load(const std::string& buf, DType buf_dtype, const std::string& idx) const {
+  std::string val = buf + "[" + idx + "]";
+  return buf_dtype == DType::BFloat16 ? "tg_bf16_to_float(" + val + ")" : val;
+}
+
+std::string CStyleRenderer::render_store(const std::string& buf, DType buf_dtype, const std::string& idx,
+                                         const std::string& value) const {
+  std::string val = buf_dtype == DType::BFloat16 ? "tg_float_to_bf16(" + value + ")" : value;
+  return buf + "[" + idx + "] = " + val + ";";
+}
+
+std::string CStyleRenderer::render_assign(DType, const std::string& value) const { return value; }
 
 std::string CStyleRenderer::render_prefix(const std::vector<const UOp*>&) const { return ""; }
 

@@ -42,6 +42,13 @@ public:
   virtual std::string render_bitcast(const std::string& x, DType from, DType to) const;
   // Exact for inf/nan and every dtype ("1.5f", "(-1)", "INFINITY"); negatives in parens.
   virtual std::string render_const(const Scalar& value, DType dtype) const;
+  // A buffer element as a value, and the statement that stores a value into one.
+  virtual std::string render_load(const std::string& buf, DType buf_dtype, const std::string& idx) const;
+  virtual std::string render_store(const std::string& buf, DType buf_dtype, const std::string& idx,
+                                   const std::string& value) const;
+  // The value given to a variable of `dtype` (a language whose value type is wider than the
+  // dtype rounds here, as C rounds when it assigns to an __fp16 variable).
+  virtual std::string render_assign(DType dtype, const std::string& value) const;
   // Lines before the kernel (includes, helpers) for these UOps.
   virtual std::string render_prefix(const std::vector<const UOp*>& uops) const;
   // The whole translation unit from the parameter list and the body's lines.

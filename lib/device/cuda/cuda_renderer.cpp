@@ -78,6 +78,12 @@ std::string CUDARenderer::render_bitcast(const std::string& x, DType from, DType
   return "(*((" + render_dtype(to) + "*)&" + x + "))";
 }
 
+std::string CUDARenderer::render_const(const Scalar& value, DType dtype) const {
+  // -2147483648 is a long in C++: max(int, long) would be ambiguous
+  if (dtype == DType::Int32 && as_const(value, dtype).i == INT32_MIN) return "(-2147483647-1)";
+  return CStyleRenderer::render_const(value, dtype);
+}
+
 std::string CUDARenderer::render_prefix(const std::vector<const UOp*>& uops) const {
   std::string out =
       "#define INFINITY (__int_as_float(0x7f800000))\n#define NAN (__int_as_float(0x7fffffff))\n";

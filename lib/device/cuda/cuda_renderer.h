@@ -12,6 +12,7 @@ public:
   std::string render_dtype(DType dtype, bool value = true) const override;
   std::string code_for_op(Op op, const std::vector<std::string>& a, DType dtype) const override;
   std::string render_bitcast(const std::string& x, DType from, DType to) const override;
+  std::string render_const(const Scalar& value, DType dtype) const override;
   std::string render_prefix(const std::vector<const UOp*>& uops) const override;
 };
 

@@ -1,5 +1,7 @@
 #include "device/opencl/opencl_renderer.h"
 
+#include "util/error.h"
+
 namespace tg {
 
 namespace {
@@ -14,6 +16,20 @@ ushort tg_float_to_bf16(float x) {
   return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 float tg_bf16_round(float x) { return tg_bf16_to_float(tg_float_to_bf16(x)); }
+#endif
+)";
+
+// float -> nearest half (ties to even) -> float, without cl_khr_fp16.
+constexpr const char* kHalfHelpers = R"(#ifndef TG_HALF_HELPERS
+#define TG_HALF_HELPERS
+float tg_half_round(float f) {
+  uint x = as_uint(f), sign = x & 0x80000000u, ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return f;
+  if (ax >= 0x477ff000u) return as_float(sign | 0x7f800000u);
+  if (ax < 0x38800000u) return as_float(sign | as_uint(rint(as_float(ax) * 16777216.0f) / 16777216.0f));
+  ax = (ax + 0x0fffu + ((ax >> 13) & 1u)) & ~0x1fffu;
+  return as_float(sign | ax);
+}
 #endif
 )";
 
@@ -60,18 +76,43 @@ std::string OpenCLRenderer::render_dtype(DType dtype, bool value) const {
     return "ulong";
   case DType::BFloat16:
     return value ? "float" : "ushort";
+  case DType::Float16:
+    return value ? "float" : "half";
   default:
     return CStyleRenderer::render_dtype(dtype, value);
   }
 }
 
 std::string OpenCLRenderer::render_bitcast(const std::string& x, DType from, DType to) const {
+  if (from == DType::Float16 || to == DType::Float16)
+    fail("RuntimeError", "render: bitcast of half is not supported on GPU");
   std::string bits = from == DType::BFloat16 ? "tg_float_to_bf16(" + x + ")" : x;
   if (to == DType::BFloat16) return "tg_bf16_to_float(as_ushort(" + bits + "))";
   return "as_" + render_dtype(to) + "(" + bits + ")";
 }
 
+std::string OpenCLRenderer::render_cast(const std::string& x, DType from, DType to) const {
+  if (to == DType::Float16) return "tg_half_round((float)(" + x + "))";
+  return CStyleRenderer::render_cast(x, from, to);
+}
+
+std::string OpenCLRenderer::render_load(const std::string& buf, DType buf_dtype, const std::string& idx) const {
+  if (buf_dtype == DType::Float16) return "vload_half(0, " + buf + "+" + idx + ")";
+  return CStyleRenderer::render_load(buf, buf_dtype, idx);
+}
+
+std::string OpenCLRenderer::render_store(const std::string& buf, DType buf_dtype, const std::string& idx,
+                                         const std::string& value) const {
+  if (buf_dtype == DType::Float16) return "vstore_half(" + value + ", 0, " + buf + "+" + idx + ");";
+  return CStyleRenderer::render_store(buf, buf_dtype, idx, value);
+}
+
+std::string OpenCLRenderer::render_assign(DType dtype, const std::string& value) const {
+  return dtype == DType::Float16 ? "tg_half_round(" + value + ")" : value;
+}
+
 std::string OpenCLRenderer::render_const(const Scalar& value, DType dtype) const {
+  if (dtype == DType::Int32 && as_const(value, dtype).i == INT32_MIN) return "(-2147483647-1)";
   // OpenCL C has no `ll` suffix: 64-bit literals take `l`/`ul`.
   if (dtype == DType::Int64 || dtype == DType::UInt64) {
     Scalar v = as_const(value, dtype);
@@ -91,7 +132,7 @@ std::string OpenCLRenderer::render_prefix(const std::vector<const UOp*>& uops) c
     half |= u->dtype == DType::Float16;
     bf16 |= u->dtype == DType::BFloat16;
   }
-  if (half) out += "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
+  if (half) out += kHalfHelpers;
   if (bf16) out += kBf16Helpers;
   return out;
 }
