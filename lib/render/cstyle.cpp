@@ -343,7 +343,8 @@ std::string CStyleRenderer::render_const(const Scalar& v0, DType dtype) const {
   return is_negative(v, dtype) ? "(" + out + ")" : out;
 }
 
-std::string CStyleRenderer::render_load(const std::string& buf, DType buf_dtype, const std::string& idx) const {
+std::string CStyleRenderer::render_load(const std::string& buf, DType buf_dtype,
+                                        const std::string& idx) const {
   std::string val = buf + "[" + idx + "]";
   return buf_dtype == DType::BFloat16 ? "tg_bf16_to_float(" + val + ")" : val;
 }

@@ -96,7 +96,8 @@ std::string OpenCLRenderer::render_cast(const std::string& x, DType from, DType 
   return CStyleRenderer::render_cast(x, from, to);
 }
 
-std::string OpenCLRenderer::render_load(const std::string& buf, DType buf_dtype, const std::string& idx) const {
+std::string OpenCLRenderer::render_load(const std::string& buf, DType buf_dtype,
+                                        const std::string& idx) const {
   if (buf_dtype == DType::Float16) return "vload_half(0, " + buf + "+" + idx + ")";
   return CStyleRenderer::render_load(buf, buf_dtype, idx);
 }
