@@ -92,6 +92,6 @@ private:
 
 } // namespace
 
-std::unique_ptr<Device> make_llvm_device() { return std::make_unique<LlvmDevice>(); }
-
 } // namespace tg
+
+extern "C" tg::Device* tg_make_llvm_device() { return new tg::LlvmDevice(); }
