@@ -10,7 +10,7 @@ cd "$ROOT"
 say() { printf 'setup: %s\n' "$*"; }
 
 PACKAGES=(
-  build-essential make cmake ninja-build g++ clang llvm-15-dev libcli11-dev libcereal-dev
+  build-essential make cmake ninja-build g++ clang llvm-15-dev liblld-15-dev libcli11-dev libcereal-dev
   bats googletest libgtest-dev python3 python3-venv python3-pip ccache jq
   opencl-headers ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd
 )

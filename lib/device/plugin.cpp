@@ -16,16 +16,15 @@ std::filesystem::path core_library_dir() {
 }
 } // namespace
 
-std::unique_ptr<Device> load_device_plugin(const std::string& device, const std::string& library,
-                                           const std::string& entry) {
+void* load_plugin_entry(const std::string& device, const std::string& library, const std::string& entry) {
   std::filesystem::path path = core_library_dir() / ("lib" + library + ".so");
-  // Kept loaded for the process: the device and the code it compiled live as long.
+  // Kept loaded for the process: what it made lives as long.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     fail("RuntimeError", device + ": cannot load the device's library " + path.string() + ": " + dlerror());
   void* make = dlsym(handle, entry.c_str());
   if (!make) fail("RuntimeError", device + ": " + path.string() + " has no " + entry);
-  return std::unique_ptr<Device>(reinterpret_cast<Device* (*)()>(make)());
+  return make;
 }
 
 } // namespace tg

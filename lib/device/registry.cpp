@@ -7,8 +7,8 @@
 
 #include "device/clang/clang_device.h"
 #include "device/cuda/cuda_device.h"
+#include "device/llvm/llvm_device.h"
 #include "device/opencl/opencl_device.h"
-#include "device/plugin.h"
 #include "util/error.h"
 
 namespace tg {
@@ -19,10 +19,6 @@ struct Entry {
   const char* name;
   std::unique_ptr<Device> (*make)();
 };
-
-std::unique_ptr<Device> make_llvm_device() {
-  return load_device_plugin("LLVM", "tg-llvm", "tg_make_llvm_device");
-}
 
 // The first is the default device.
 constexpr Entry kDevices[] = {

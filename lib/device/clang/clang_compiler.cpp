@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "runtime/compile_cache.h"
+#include "runtime/host_cpu.h"
 #include "runtime/process.h"
 #include "runtime/thread_pool.h"
 #include "util/error.h"
@@ -34,17 +35,6 @@ std::vector<std::string> ClangCompiler::argv(const std::string& src_path, const 
           "c",         "-fPIC",    src_path,   "-o",      out_path};
 }
 
-namespace {
-// The host CPU's feature flags: -march=native makes the object file depend on them.
-std::string cpu_flags() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("flags", 0) == 0) return line;
-  return "";
-}
-} // namespace
-
 std::string ClangCompiler::identity() const {
   // The compiler is identified by its resolved file, size and modification time: as exact as
   // `clang --version` for a cache key (an upgrade changes the file), and no process to start.
@@ -62,7 +52,7 @@ std::string ClangCompiler::identity() const {
     std::string id;
     for (const std::string& a : argv("SRC", "OUT")) id += a + " ";
     id += "\n" + path + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
-          std::to_string(st.st_mtim.tv_nsec) + "\n" + cpu_flags();
+          std::to_string(st.st_mtim.tv_nsec) + "\n" + host_cpu_identity();
     it = identities.emplace(executable_, std::move(id)).first;
   }
   return it->second;

@@ -2,8 +2,6 @@
 // dlopen'ed; kernels run on this CPU's threads.
 #include "device/clang/clang_device.h"
 
-#include <dlfcn.h>
-
 #include "device/clang/clang_compiler.h"
 #include "device/clang/clang_renderer.h"
 #include "device/host/host_program.h"
@@ -13,18 +11,6 @@ namespace tg {
 
 namespace {
 
-class SharedObject : public HostProgram {
-public:
-  SharedObject(const Program& p, void* handle, std::vector<HostLauncher> launchers)
-      : HostProgram(p, std::move(launchers)), handle_(handle) {}
-  ~SharedObject() override {
-    if (handle_) dlclose(handle_);
-  }
-
-private:
-  void* handle_;
-};
-
 class ClangDevice : public Device {
 public:
   const std::string& name() const override { return renderer_.opts().device; }
@@ -33,20 +19,7 @@ public:
   Allocator& allocator() override { return allocator_; }
 
   std::unique_ptr<LoadedProgram> load(const Program& p, const CompiledProgram& compiled) override {
-    if (p.kernels.empty()) return std::make_unique<HostProgram>(p, std::vector<HostLauncher>{});
-    std::string library = compiled.file.string();
-    void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) fail("RuntimeError", std::string("cannot load ") + library + ": " + dlerror());
-    std::vector<HostLauncher> launchers;
-    for (const ProgramKernel& k : p.kernels) {
-      void* sym = dlsym(handle, ("tg_launch_" + k.name).c_str());
-      if (!sym) {
-        dlclose(handle);
-        fail("RuntimeError", "kernel '" + k.name + "' missing from " + library);
-      }
-      launchers.push_back(reinterpret_cast<HostLauncher>(sym));
-    }
-    return std::make_unique<SharedObject>(p, handle, std::move(launchers));
+    return load_shared_object(p, compiled.file);
   }
 
 private:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 
 #include "runtime/thread_pool.h"
 #include "util/error.h"
@@ -62,6 +63,36 @@ void HostProgram::launch(size_t i, void* const* bufs, const int32_t* vars, const
   };
   if (parts <= 1) return run_part(0);
   pool_->run(parts, run_part);
+}
+
+namespace {
+
+class SharedObject : public HostProgram {
+public:
+  SharedObject(const Program& p, void* handle, std::vector<HostLauncher> launchers)
+      : HostProgram(p, std::move(launchers)), handle_(handle) {}
+  ~SharedObject() override { dlclose(handle_); }
+
+private:
+  void* handle_;
+};
+
+} // namespace
+
+std::unique_ptr<LoadedProgram> load_shared_object(const Program& p, const std::filesystem::path& library) {
+  if (p.kernels.empty()) return std::make_unique<HostProgram>(p, std::vector<HostLauncher>{});
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) fail("RuntimeError", "cannot load " + library.string() + ": " + dlerror());
+  std::vector<HostLauncher> launchers;
+  for (const ProgramKernel& k : p.kernels) {
+    void* sym = dlsym(handle, ("tg_launch_" + k.name).c_str());
+    if (!sym) {
+      dlclose(handle);
+      fail("RuntimeError", "kernel '" + k.name + "' missing from " + library.string());
+    }
+    launchers.push_back(reinterpret_cast<HostLauncher>(sym));
+  }
+  return std::make_unique<SharedObject>(p, handle, std::move(launchers));
 }
 
 } // namespace tg

@@ -4,6 +4,7 @@
 // (ProgramKernel::vars holds core_start/core_end) runs its global range in parts on a thread
 // pool — the same launch path GPUs use, with threads for work-groups.
 #pragma once
+#include <filesystem>
 #include <memory>
 #include <vector>
 
@@ -39,5 +40,9 @@ private:
   std::vector<size_t> nvars_;
   std::unique_ptr<ThreadPool> pool_; // when a kernel is split and there is more than one thread
 };
+
+// A shared object with a launcher per kernel of `p` (tg_launch_<name>), dlopen'ed for as long
+// as the returned program lives. An empty program needs no file.
+std::unique_ptr<LoadedProgram> load_shared_object(const Program& p, const std::filesystem::path& library);
 
 } // namespace tg

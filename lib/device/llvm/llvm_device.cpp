@@ -1,17 +1,21 @@
 #include "device/llvm/llvm_device.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "device/host/host_program.h"
-#include "device/llvm/llvm_jit.h"
-#include "device/llvm/llvm_renderer.h"
+#include "device/llvm/llvm_plugin.h"
+#include "device/plugin.h"
 #include "runtime/compile_cache.h"
+#include "runtime/host_cpu.h"
 #include "util/error.h"
 
 namespace tg {
 
 namespace {
+
+const LlvmPlugin& plugin() {
+  static const LlvmPlugin* p =
+      reinterpret_cast<const LlvmPlugin* (*)()>(load_plugin_entry("LLVM", "tg-llvm", "tg_llvm_plugin"))();
+  return *p;
+}
 
 RendererOpts llvm_opts() {
   RendererOpts o;
@@ -24,16 +28,14 @@ class LlvmRenderer : public Renderer {
 public:
   LlvmRenderer() : Renderer(llvm_opts()) {}
   std::string render(const std::string& function_name, const std::vector<const UOp*>& uops) const override {
-    return render_llvm_ir(function_name, uops);
+    return plugin().render(function_name, uops);
   }
 };
 
 class LlvmCompiler : public Compiler {
 public:
-  std::string identity() const override {
-    static const std::string id = llvm_target_identity();
-    return id;
-  }
+  // LLVM's version (fixed at build time) and the host CPU: what the O2, host-CPU object depends on.
+  std::string identity() const override { return "llvm " TG_LLVM_VERSION " O2 host\n" + host_cpu_identity(); }
   CompiledProgram compile(const Program& p) const override {
     if (p.kernels.empty()) return {};
     std::vector<std::pair<std::string, std::string>> kernels;
@@ -42,31 +44,19 @@ public:
       kernels.emplace_back(k.name, k.src);
       all += k.name + "\n" + k.src + "\n";
     }
-    CompileCache cache("llvm", ".o");
+    CompileCache cache("llvm", ".so");
     std::string key = CompileCache::key(identity(), all);
     if (auto hit = cache.lookup(key)) return {*hit, true};
-    std::filesystem::path tmp = cache.temp_path(".o");
-    write_file_atomic(tmp, compile_llvm_object(kernels));
+    std::filesystem::path tmp = cache.temp_path(".so");
+    try {
+      plugin().build(kernels, tmp);
+    } catch (...) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw;
+    }
     return {cache.insert(key, tmp), false};
   }
-};
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail("RuntimeError", "cannot read " + path.string());
-  std::ostringstream os;
-  os << f.rdbuf();
-  return os.str();
-}
-
-// The loaded object outlives the launchers HostProgram calls.
-class LlvmProgram : public HostProgram {
-public:
-  LlvmProgram(const Program& p, std::unique_ptr<LlvmLoadedObject> object, std::vector<HostLauncher> launchers)
-      : HostProgram(p, std::move(launchers)), object_(std::move(object)) {}
-
-private:
-  std::unique_ptr<LlvmLoadedObject> object_;
 };
 
 class LlvmDevice : public Device {
@@ -76,12 +66,7 @@ public:
   const Compiler& compiler() const override { return compiler_; }
   Allocator& allocator() override { return allocator_; }
   std::unique_ptr<LoadedProgram> load(const Program& p, const CompiledProgram& compiled) override {
-    if (p.kernels.empty()) return std::make_unique<HostProgram>(p, std::vector<HostLauncher>{});
-    auto object = std::make_unique<LlvmLoadedObject>(read_file(compiled.file));
-    std::vector<HostLauncher> launchers;
-    for (const ProgramKernel& k : p.kernels)
-      launchers.push_back(reinterpret_cast<HostLauncher>(object->lookup(llvm_launcher_name(k.name))));
-    return std::make_unique<LlvmProgram>(p, std::move(object), std::move(launchers));
+    return load_shared_object(p, compiled.file);
   }
 
 private:
@@ -92,6 +77,6 @@ private:
 
 } // namespace
 
-} // namespace tg
+std::unique_ptr<Device> make_llvm_device() { return std::make_unique<LlvmDevice>(); }
 
-extern "C" tg::Device* tg_make_llvm_device() { return new tg::LlvmDevice(); }
+} // namespace tg

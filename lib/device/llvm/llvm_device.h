@@ -1,10 +1,12 @@
 // LLVM device (tinygrad's ops_llvm.py): UOps to LLVM IR through LLVM's C++ API, compiled in
-// process to an object for the host CPU and loaded with ORC; kernels run on this CPU's threads
-// as CLANG's do. No compiler process, ever. Built as the plugin libtg-llvm.so (with libLLVM),
-// which the registry loads on first use (device/plugin.h).
+// process (O2 for the host CPU) and linked by lld into a cached shared object; kernels run on
+// this CPU's threads as CLANG's do. No compiler process, ever, and libLLVM is loaded only to
+// render or to compile (llvm_plugin.h). The registry's constructor for it.
 #pragma once
+#include <memory>
 
 #include "device/device.h"
 
-// The plugin's entry point: a new LLVM device, owned by the caller.
-extern "C" tg::Device* tg_make_llvm_device();
+namespace tg {
+std::unique_ptr<Device> make_llvm_device();
+} // namespace tg

@@ -1,4 +1,4 @@
-#include "device/llvm/llvm_renderer.h"
+#include "device/llvm/plugin/llvm_renderer.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>

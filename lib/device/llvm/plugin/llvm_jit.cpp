@@ -1,9 +1,7 @@
-#include "device/llvm/llvm_jit.h"
+#include "device/llvm/plugin/llvm_jit.h"
 
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Config/llvm-config.h>
-#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
-#include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/IRBuilder.h>
@@ -20,7 +18,11 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <lld/Common/CommonLinkerContext.h>
+#include <lld/Common/Driver.h>
+
 #include <algorithm>
+#include <fstream>
 #include <mutex>
 
 #include "util/error.h"
@@ -154,8 +156,6 @@ std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm) {
   return std::string(buffer.data(), buffer.size());
 }
 
-std::string error_text(llvm::Error e) { return llvm::toString(std::move(e)); }
-
 } // namespace
 
 std::string llvm_target_identity() {
@@ -188,31 +188,33 @@ std::string compile_llvm_object(const std::vector<std::pair<std::string, std::st
   return object;
 }
 
-struct LlvmLoadedObject::Impl {
-  std::unique_ptr<llvm::orc::LLJIT> jit;
-};
-
-LlvmLoadedObject::LlvmLoadedObject(const std::string& object_bytes) : impl_(std::make_unique<Impl>()) {
-  initialize_native_target();
-  auto jit = llvm::orc::LLJITBuilder().create();
-  if (!jit) fail("RuntimeError", "LLVM JIT: " + error_text(jit.takeError()));
-  impl_->jit = std::move(*jit);
-  // kernels call libm (exp2f, sinf ...) and memset/memcpy: resolve them from this process
-  char prefix = impl_->jit->getDataLayout().getGlobalPrefix();
-  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
-  if (!process) fail("RuntimeError", "LLVM JIT: " + error_text(process.takeError()));
-  impl_->jit->getMainJITDylib().addGenerator(std::move(*process));
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object_bytes, "tg_program.o");
-  if (llvm::Error e = impl_->jit->addObjectFile(std::move(buffer)))
-    fail("RuntimeError", "LLVM JIT: cannot load the object: " + error_text(std::move(e)));
-}
-
-LlvmLoadedObject::~LlvmLoadedObject() = default;
-
-void* LlvmLoadedObject::lookup(const std::string& symbol) const {
-  auto found = impl_->jit->lookup(symbol);
-  if (!found) fail("RuntimeError", "LLVM JIT: no symbol " + symbol + ": " + error_text(found.takeError()));
-  return found->toPtr<void*>();
+void build_llvm_shared_object(const std::vector<std::pair<std::string, std::string>>& kernels,
+                              const std::filesystem::path& out) {
+  // lld links the object into a shared object in process. It keeps global state per link:
+  // one link at a time.
+  static std::mutex mu;
+  std::filesystem::path object = out;
+  object += ".o";
+  {
+    std::string bytes = compile_llvm_object(kernels);
+    std::ofstream f(object, std::ios::binary);
+    f.write(bytes.data(), std::streamsize(bytes.size()));
+    if (!f) fail("RuntimeError", "LLVM: cannot write " + object.string());
+  }
+  std::string log;
+  bool ok;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    llvm::raw_string_ostream os(log);
+    std::string out_path = out.string(), object_path = object.string();
+    const char* args[] = {"ld.lld", "-shared",        "--hash-style=gnu",
+                          "-o",     out_path.c_str(), object_path.c_str()};
+    ok = lld::elf::link(args, os, os, /*exitEarly=*/false, /*disableOutput=*/false);
+    lld::CommonLinkerContext::destroy(); // lld's state of this link; the next starts fresh
+  }
+  std::error_code ec;
+  std::filesystem::remove(object, ec);
+  if (!ok) llvm_failed("linking the shared object: " + log);
 }
 
 } // namespace tg

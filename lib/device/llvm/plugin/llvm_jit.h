@@ -1,14 +1,15 @@
 // LLVM device, compiler and loader: tinygrad 0.9.1's runtime/ops_llvm.py, in process. The
 // kernels of a program (IR text from render_llvm_ir) are linked into one module, given a
 // launcher each, optimized with the O2 pipeline for the host CPU (like -O2 -march=native) and
-// emitted as one ELF object; LlvmLoadedObject loads such an object into this process with
-// ORC's LLJIT, resolving libm (exp2f, sinf, ...) from the process.
+// emitted as one ELF object, which lld links into a shared object; libm (exp2f, sinf, ...) is
+// resolved from the process when it is loaded.
 //
 // Launcher ABI, one per kernel: `void tg_launch_<name>(void** bufs, int32_t* vars)` calls
 // <name> with its pointer parameters taken from bufs and its i32 parameters from vars, each
 // in parameter order.
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
@@ -27,20 +28,9 @@ std::string compile_llvm_object(const std::vector<std::pair<std::string, std::st
 inline std::string llvm_launcher_name(const std::string& kernel) { return "tg_launch_" + kernel; }
 using LlvmLauncher = void (*)(void** bufs, int32_t* vars);
 
-// An object file loaded into this process; its code lives as long as this object.
-class LlvmLoadedObject {
-public:
-  explicit LlvmLoadedObject(const std::string& object_bytes);
-  ~LlvmLoadedObject();
-  LlvmLoadedObject(const LlvmLoadedObject&) = delete;
-  LlvmLoadedObject& operator=(const LlvmLoadedObject&) = delete;
-
-  // The address of `symbol`; throws tg::Error("RuntimeError", ...) when it is not defined.
-  void* lookup(const std::string& symbol) const;
-
-private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
+// compile_llvm_object's object linked by lld (in process) into a shared object at `out`, which
+// dlopen loads: a warm run then needs no LLVM at all.
+void build_llvm_shared_object(const std::vector<std::pair<std::string, std::string>>& kernels,
+                              const std::filesystem::path& out);
 
 } // namespace tg

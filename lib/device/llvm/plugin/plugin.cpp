@@ -1,0 +1,9 @@
+// libtg-llvm.so's entry point (device/llvm/llvm_plugin.h).
+#include "device/llvm/llvm_plugin.h"
+#include "device/llvm/plugin/llvm_jit.h"
+#include "device/llvm/plugin/llvm_renderer.h"
+
+extern "C" const tg::LlvmPlugin* tg_llvm_plugin() {
+  static const tg::LlvmPlugin plugin{tg::render_llvm_ir, tg::build_llvm_shared_object};
+  return &plugin;
+}
