@@ -4,7 +4,6 @@
 #pragma once
 #include <string>
 
-
 namespace tg {
 
 // Loads lib<library>.so from the folder libtgcore.so is in (once; it stays loaded) and

@@ -357,6 +357,20 @@ std::string CStyleRenderer::render_store(const std::string& buf, DType buf_dtype
 
 std::string CStyleRenderer::render_assign(DType, const std::string& value) const { return value; }
 
+std::string bf16_helpers(const Bf16Words& w) {
+  auto wrap = [](const std::string& pattern, const std::string& x) {
+    std::string out = pattern;
+    return out.replace(out.find("%s"), 2, x);
+  };
+  const std::string& us = w.ushort_type;
+  return "#ifndef TG_BF16_HELPERS\n#define TG_BF16_HELPERS\n" + w.qualifier + "float tg_bf16_to_float(" + us +
+         " x) {\n  return " + wrap(w.float_of_bits, "(" + w.uint_type + ")x << 16") + ";\n}\n" + w.qualifier +
+         us + " tg_float_to_bf16(float x) {\n  " + w.uint_type + " u = " + wrap(w.bits_of_float, "x") +
+         ";\n  if ((u & 0x7fffffffu) > 0x7f800000u) return (" + us + ")((u >> 16) | 0x40u);\n  return (" +
+         us + ")((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n}\n" + w.qualifier +
+         "float tg_bf16_round(float x) { return tg_bf16_to_float(tg_float_to_bf16(x)); }\n#endif\n";
+}
+
 std::string CStyleRenderer::render_prefix(const std::vector<const UOp*>&) const { return ""; }
 
 std::string CStyleRenderer::render_kernel(const std::string& name, const std::vector<std::string>& params,

@@ -62,4 +62,12 @@ protected:
 // True when any UOp computes or stores bfloat16 (the source then carries the helpers).
 bool uses_dtype(const std::vector<const UOp*>& uops, DType dtype);
 
+// C helpers for bfloat16 stored as unsigned short (tg_bf16_to_float, tg_float_to_bf16 with
+// round-to-nearest-even, tg_bf16_round), guarded so that kernels concatenate, in a dialect's
+// words: `qualifier` starts each function; `float_of_bits`/`bits_of_float` wrap "%s".
+struct Bf16Words {
+  std::string qualifier, ushort_type, uint_type, float_of_bits, bits_of_float;
+};
+std::string bf16_helpers(const Bf16Words& w);
+
 } // namespace tg

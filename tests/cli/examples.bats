@@ -31,3 +31,11 @@ need_sklearn() {
   expect_eq "$("$PYTHON" -c 'from safetensors.numpy import load_file; print(sorted(k for k in load_file("once.safetensors") if not k.startswith("state.")))')" \
     "['l1.bias', 'l1.weight', 'l2.bias', 'l2.weight']"
 }
+
+@test "the ResNet example (tinygrad's extra/models/resnet.py as a class) traces and schedules" {
+  for depth in 18 50; do
+    pipeline "tg-trace '$ROOT/examples/resnet/resnet.tg' --arg depth=$depth --arg batch=1 | tg-schedule --json"
+    [ "$status" -eq 0 ]
+    expect_eq "$(jq -c '.outputs[0].shape' <<<"$out")" "[1,1000]"
+  done
+}

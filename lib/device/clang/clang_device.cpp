@@ -4,6 +4,7 @@
 
 #include "device/clang/clang_compiler.h"
 #include "device/clang/clang_renderer.h"
+#include "device/device_parts.h"
 #include "device/host/host_program.h"
 #include "util/error.h"
 
@@ -11,21 +12,11 @@ namespace tg {
 
 namespace {
 
-class ClangDevice : public Device {
+class ClangDevice : public DeviceParts<ClangRenderer, ClangCompiler, HostAllocator> {
 public:
-  const std::string& name() const override { return renderer_.opts().device; }
-  const Renderer& renderer() const override { return renderer_; }
-  const Compiler& compiler() const override { return compiler_; }
-  Allocator& allocator() override { return allocator_; }
-
   std::unique_ptr<LoadedProgram> load(const Program& p, const CompiledProgram& compiled) override {
     return load_shared_object(p, compiled.file);
   }
-
-private:
-  ClangRenderer renderer_;
-  ClangCompiler compiler_;
-  HostAllocator allocator_;
 };
 
 } // namespace

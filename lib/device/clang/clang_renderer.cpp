@@ -4,20 +4,6 @@ namespace tg {
 
 namespace {
 
-constexpr const char* kBf16Helpers = R"(#ifndef TG_BF16_HELPERS
-#define TG_BF16_HELPERS
-static inline float tg_bf16_to_float(unsigned short x) {
-  return __builtin_bit_cast(float, (unsigned int)x << 16);
-}
-static inline unsigned short tg_float_to_bf16(float x) {
-  unsigned int u = __builtin_bit_cast(unsigned int, x);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
-  return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-static inline float tg_bf16_round(float x) { return tg_bf16_to_float(tg_float_to_bf16(x)); }
-#endif
-)";
-
 RendererOpts clang_opts() {
   RendererOpts o;
   o.device = "CLANG";
@@ -55,7 +41,9 @@ std::string ClangRenderer::render_bitcast(const std::string& x, DType from, DTyp
 std::string ClangRenderer::render_prefix(const std::vector<const UOp*>& uops) const {
   std::string out = "#include <tgmath.h>\n";
   for (const UOp* u : uops)
-    if (u->dtype == DType::BFloat16) return out + kBf16Helpers;
+    if (u->dtype == DType::BFloat16)
+      return out + bf16_helpers({"static inline ", "unsigned short", "unsigned int",
+                                 "__builtin_bit_cast(float, %s)", "__builtin_bit_cast(unsigned int, %s)"});
   return out;
 }
 

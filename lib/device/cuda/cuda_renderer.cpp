@@ -6,19 +6,6 @@ namespace tg {
 
 namespace {
 
-// Guarded: a program's kernels are compiled as one source.
-constexpr const char* kBf16Helpers = R"(#ifndef TG_BF16_HELPERS
-#define TG_BF16_HELPERS
-__device__ static inline float tg_bf16_to_float(unsigned short x) { return __uint_as_float((unsigned int)x << 16); }
-__device__ static inline unsigned short tg_float_to_bf16(float x) {
-  unsigned int u = __float_as_uint(x);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
-  return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-__device__ static inline float tg_bf16_round(float x) { return tg_bf16_to_float(tg_float_to_bf16(x)); }
-#endif
-)";
-
 RendererOpts cuda_opts() {
   RendererOpts o;
   o.device = "CUDA";
@@ -93,7 +80,9 @@ std::string CUDARenderer::render_prefix(const std::vector<const UOp*>& uops) con
     bf16 |= u->dtype == DType::BFloat16;
   }
   if (half) out += "#include <cuda_fp16.h>\n";
-  if (bf16) out += kBf16Helpers;
+  if (bf16)
+    out += bf16_helpers({"__device__ static inline ", "unsigned short", "unsigned int", "__uint_as_float(%s)",
+                         "__float_as_uint(%s)"});
   return out;
 }
 

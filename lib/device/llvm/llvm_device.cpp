@@ -1,5 +1,6 @@
 #include "device/llvm/llvm_device.h"
 
+#include "device/device_parts.h"
 #include "device/host/host_program.h"
 #include "device/llvm/llvm_plugin.h"
 #include "device/plugin.h"
@@ -59,20 +60,11 @@ public:
   }
 };
 
-class LlvmDevice : public Device {
+class LlvmDevice : public DeviceParts<LlvmRenderer, LlvmCompiler, HostAllocator> {
 public:
-  const std::string& name() const override { return renderer_.opts().device; }
-  const Renderer& renderer() const override { return renderer_; }
-  const Compiler& compiler() const override { return compiler_; }
-  Allocator& allocator() override { return allocator_; }
   std::unique_ptr<LoadedProgram> load(const Program& p, const CompiledProgram& compiled) override {
     return load_shared_object(p, compiled.file);
   }
-
-private:
-  LlvmRenderer renderer_;
-  LlvmCompiler compiler_;
-  HostAllocator allocator_;
 };
 
 } // namespace

@@ -6,19 +6,6 @@ namespace tg {
 
 namespace {
 
-// Guarded: a program's kernels are compiled as one source.
-constexpr const char* kBf16Helpers = R"(#ifndef TG_BF16_HELPERS
-#define TG_BF16_HELPERS
-float tg_bf16_to_float(ushort x) { return as_float((uint)x << 16); }
-ushort tg_float_to_bf16(float x) {
-  uint u = as_uint(x);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
-  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-float tg_bf16_round(float x) { return tg_bf16_to_float(tg_float_to_bf16(x)); }
-#endif
-)";
-
 // float -> nearest half (ties to even) -> float, without cl_khr_fp16.
 constexpr const char* kHalfHelpers = R"(#ifndef TG_HALF_HELPERS
 #define TG_HALF_HELPERS
@@ -134,7 +121,7 @@ std::string OpenCLRenderer::render_prefix(const std::vector<const UOp*>& uops) c
     bf16 |= u->dtype == DType::BFloat16;
   }
   if (half) out += kHalfHelpers;
-  if (bf16) out += kBf16Helpers;
+  if (bf16) out += bf16_helpers({"", "ushort", "uint", "as_float(%s)", "as_uint(%s)"});
   return out;
 }
 
