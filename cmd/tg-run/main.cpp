@@ -4,13 +4,16 @@
 // in a safetensors file between runs.
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
 
 #include "io/artifact.h"
+#include "io/file.h"
 #include "io/format_array.h"
 #include "io/npy.h"
 #include "io/tool.h"
@@ -114,9 +117,16 @@ int main(int argc, char** argv) {
     if (!save_state.empty()) tg::save_state_file(run, save_state);
     std::map<std::string, tg::HostBuffer> outputs = run.outputs();
     if (!out_dir.empty()) {
-      std::filesystem::create_directories(out_dir);
-      for (const auto& o : program.outputs)
-        tg::write_npy(out_dir + "/" + o.name + ".npy", outputs.at(o.name));
+      std::error_code ec;
+      std::filesystem::create_directories(out_dir, ec);
+      if (ec) tg::fail("OSError", "--out-dir " + out_dir + ": cannot create the folder: " + ec.message());
+      // all outputs or none: a failure on one leaves no file changed
+      std::vector<std::string> bytes;
+      std::vector<std::pair<std::string, std::string_view>> files;
+      for (const auto& o : program.outputs) bytes.push_back(tg::npy_bytes(outputs.at(o.name), o.name));
+      for (size_t i = 0; i < program.outputs.size(); ++i)
+        files.emplace_back(out_dir + "/" + program.outputs[i].name + ".npy", bytes[i]);
+      tg::write_files_atomic(files);
       return 0;
     }
     for (const auto& o : program.outputs) {
@@ -125,6 +135,9 @@ int main(int argc, char** argv) {
                 << "\n"
                 << tg::format_array(b) << "\n";
     }
+    std::cout.flush();
+    if (!std::cout)
+      tg::fail("OSError", std::string("cannot write the outputs to stdout: ") + std::strerror(errno));
     return 0;
   });
 }

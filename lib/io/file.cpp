@@ -59,15 +59,15 @@ std::string read_file(const std::string& path) {
   return out;
 }
 
-void write_file_atomic(const std::string& path, std::string_view bytes) {
+namespace {
+
+// Writes `bytes` to a fresh temporary beside `path` and returns its name; "" when `path` is
+// not a regular file (/dev/null, a FIFO): that cannot be replaced and is written in place.
+std::string stage(const std::string& path, std::string_view bytes) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     if (S_ISDIR(st.st_mode)) fail("IsADirectoryError", path + ": is a directory");
-    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) fail_os(path, "cannot open");
-    write_all(fd, bytes, path);
-    ::close(fd);
-    return;
+    return "";
   }
   static std::atomic<unsigned> counter{0};
   std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
@@ -76,13 +76,55 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
   try {
     write_all(fd, bytes, path);
     if (::close(fd) != 0) fail_os(path, "cannot write");
-    fd = -1;
-    if (::rename(tmp.c_str(), path.c_str()) != 0) fail_os(path, "cannot replace");
   } catch (...) {
-    if (fd >= 0) ::close(fd);
+    ::close(fd);
     ::unlink(tmp.c_str());
     throw;
   }
+  return tmp;
+}
+
+void write_in_place(const std::string& path, std::string_view bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) fail_os(path, "cannot open");
+  try {
+    write_all(fd, bytes, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) fail_os(path, "cannot write");
+}
+
+} // namespace
+
+void write_files_atomic(const std::vector<std::pair<std::string, std::string_view>>& files) {
+  std::vector<std::string> temps;
+  auto discard = [&](size_t from) {
+    for (size_t i = from; i < temps.size(); ++i)
+      if (!temps[i].empty()) ::unlink(temps[i].c_str());
+  };
+  try {
+    for (const auto& [path, bytes] : files) temps.push_back(stage(path, bytes));
+  } catch (...) {
+    discard(0);
+    throw;
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string& path = files[i].first;
+    if (temps[i].empty()) {
+      write_in_place(path, files[i].second);
+    } else if (::rename(temps[i].c_str(), path.c_str()) != 0) {
+      int saved = errno;
+      discard(i);
+      errno = saved;
+      fail_os(path, "cannot replace");
+    }
+  }
+}
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  write_files_atomic({{path, bytes}});
 }
 
 } // namespace tg

@@ -4,6 +4,8 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace tg {
 
@@ -11,5 +13,8 @@ std::string read_file(const std::string& path);
 // Replaces `path` atomically. A path that exists and is not a regular file (/dev/null, a
 // FIFO) is written in place instead, since it cannot be replaced.
 void write_file_atomic(const std::string& path, std::string_view bytes);
+// Several files, all or nothing: every one is written to a temporary first, and only when all
+// are written are they renamed into place (a failure leaves none of them changed).
+void write_files_atomic(const std::vector<std::pair<std::string, std::string_view>>& files);
 
 } // namespace tg

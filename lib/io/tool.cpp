@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
@@ -68,6 +69,11 @@ int run_tool(const char* tool, CLI::App& app, int argc, char** argv, const std::
     return body();
   } catch (const Error& e) {
     std::cerr << tool << ": " << e.what() << "\n";
+  } catch (const std::filesystem::filesystem_error& e) {
+    // "cannot create directories: Permission denied [out/x]" rather than an internal error
+    std::string what = e.what();
+    if (what.rfind("filesystem error: ", 0) == 0) what = what.substr(18);
+    std::cerr << tool << ": " << what << "\n";
   } catch (const std::exception& e) {
     std::cerr << tool << ": internal error: " << e.what() << "\n";
   } catch (...) {

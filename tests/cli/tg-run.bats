@@ -294,3 +294,35 @@ COUNTER=$'c = Tensor.zeros(3).contiguous().realize()\nc += 1\noutput("loss", c.s
   [ "$status" -eq 0 ]
   expect_eq "$stepped" "$out"
 }
+
+@test "tg-run --out-dir writes all outputs or none" {
+  printf '%s\n' "output('a', Tensor.ones(2))" "output('b', Tensor.ones(3) * 2)" >k.tg
+  tg-trace k.tg | tg-schedule | tg-codegen -o p.bin
+  mkdir -p out/b.npy # the second output cannot be written: it is a folder
+  run_split tg-run p.bin --out-dir out
+  [ "$status" -eq 1 ]
+  expect_contains "$err" "b.npy: is a directory"
+  [ ! -e out/a.npy ]
+  expect_eq "$(ls -A out)" "b.npy" # and no temporary is left
+  rmdir out/b.npy
+  tg-run p.bin --out-dir out
+  [ -f out/a.npy ] && [ -f out/b.npy ]
+}
+
+@test "tg-run fails when its printed outputs cannot be written" {
+  printf '%s\n' "output('a', Tensor.ones(2))" >k.tg
+  tg-trace k.tg | tg-schedule | tg-codegen -o p.bin
+  run_split bash -c "tg-run p.bin > /dev/full"
+  [ "$status" -eq 1 ]
+  expect_contains "$err" "tg-run: cannot write the outputs to stdout"
+}
+
+@test "tg-run names the folder it cannot create" {
+  printf '%s\n' "output('a', Tensor.ones(2))" >k.tg
+  tg-trace k.tg | tg-schedule | tg-codegen -o p.bin
+  touch file
+  run_split tg-run p.bin --out-dir file/sub
+  [ "$status" -eq 1 ]
+  expect_contains "$err" "--out-dir file/sub: cannot create the folder"
+  [[ $err != *"internal error"* ]]
+}
