@@ -32,6 +32,18 @@ CompiledProgram compile_as_one_source(const Program& p, const std::string& kind,
                                       const std::string& identity,
                                       const std::function<std::string(const std::string& source)>& build);
 
+// Kernels that differ only in their function's name (a ResNet repeats its blocks: 292 kernels,
+// 110 distinct) are compiled once, and the distinct ones are split into up to `most` groups of
+// about equal source size, to be compiled at once. The name is found in a source as
+// `before + name + after` ("void E_4(", "@E_4(").
+struct KernelGroups {
+  std::vector<size_t> function_of;         // per kernel: the kernel whose function it runs
+  std::vector<size_t> group_of;            // per kernel: the group that holds that function
+  std::vector<std::vector<size_t>> groups; // distinct kernels, in program order within a group
+};
+KernelGroups group_kernels(const Program& p, const std::string& before, const std::string& after, int most,
+                           size_t min_group_bytes);
+
 // The bytes of a compiled program's file (empty for an empty program).
 std::string read_compiled(const CompiledProgram& c);
 

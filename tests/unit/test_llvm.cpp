@@ -457,7 +457,9 @@ TEST(LlvmJit, bad_ir_is_a_runtime_error_with_the_diagnostic) {
 TEST(LlvmJit, a_failed_link_leaves_no_file) {
   auto out =
       std::filesystem::temp_directory_path() / ("tg-test-llvm-bad-" + std::to_string(getpid()) + ".so");
-  EXPECT_THROW(build_llvm_shared_object({{"k", "not IR"}}, out), Error);
+  EXPECT_THROW(
+      build_llvm_shared_object(std::vector<std::pair<std::string, std::string>>{{"k", "not IR"}}, out),
+      Error);
   EXPECT_FALSE(std::filesystem::exists(out));
   auto object = out;
   object += ".o";

@@ -183,3 +183,19 @@ TEST(Runtime, program_without_kernels_returns_its_input) {
   auto out = run_program(p, {{"x", host(DType::Float32, {2}, std::vector<float>{1, 2})}});
   EXPECT_EQ(values_of<float>(out.at("y")), (std::vector<float>{1, 2}));
 }
+
+TEST(Runtime, kernels_that_differ_only_in_name_compile_once) {
+  Program p = add_program();
+  ProgramKernel twin = p.kernels[0];
+  twin.name = "E_8_4n1";
+  twin.src.replace(twin.src.find("void E_8_4("), 11, "void E_8_4n1(");
+  p.kernels.push_back(twin);
+  std::string tu = program_translation_unit(p);
+  EXPECT_EQ(tu.find("void E_8_4n1("), std::string::npos) << tu; // compiled once, as E_8_4
+  EXPECT_NE(
+      tu.find("void tg_launch_E_8_4n1(void** bufs, const int* vars) { E_8_4(bufs[0], bufs[1], bufs[2]); }"),
+      std::string::npos)
+      << tu;
+  auto out = run_program(p, add_inputs());
+  EXPECT_EQ(values_of<float>(out.at("out"))[31], 62.f);
+}

@@ -1,5 +1,7 @@
 #include "device/clang/clang_compiler.h"
 
+#include "device/device_parts.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -127,14 +129,16 @@ ClangCompiler::Result ClangCompiler::compile(const std::vector<std::string>& uni
 
 namespace {
 
-// Kernels [first, last) of a program, each followed by its launcher: tg-run calls every kernel
-// as `tg_launch_<name>(void** bufs, const int* vars)` whatever its parameters.
-std::string translation_unit(const Program& p, size_t first, size_t last) {
+// One group's kernels, then a launcher for every kernel that runs one of them: tg-run calls
+// every kernel as `tg_launch_<name>(void** bufs, const int* vars)` whatever its parameters.
+std::string translation_unit(const Program& p, const KernelGroups& g, size_t group) {
   std::ostringstream os;
-  for (size_t n = first; n < last; ++n) os << p.kernels[n].src << "\n";
-  for (size_t n = first; n < last; ++n) {
+  for (size_t n : g.groups[group]) os << p.kernels[n].src << "\n";
+  for (size_t n = 0; n < p.kernels.size(); ++n) {
+    if (g.group_of[n] != group) continue;
+    size_t fn = g.function_of[n];
     const ProgramKernel& k = p.kernels[n];
-    os << "void tg_launch_" << k.name << "(void** bufs, const int* vars) { " << k.name << "(";
+    os << "void tg_launch_" << k.name << "(void** bufs, const int* vars) { " << p.kernels[fn].name << "(";
     for (size_t i = 0; i < k.bufs.size(); i++) os << (i ? ", " : "") << "bufs[" << i << "]";
     for (size_t i = 0; i < k.vars.size(); i++)
       os << (i || !k.bufs.empty() ? ", " : "") << "vars[" << i << "]";
@@ -145,25 +149,16 @@ std::string translation_unit(const Program& p, size_t first, size_t last) {
 
 } // namespace
 
-std::string program_translation_unit(const Program& p) { return translation_unit(p, 0, p.kernels.size()); }
+std::string program_translation_unit(const Program& p) {
+  KernelGroups g = group_kernels(p, "void ", "(", 1, 1);
+  return g.groups.empty() ? "" : translation_unit(p, g, 0);
+}
 
 std::vector<std::string> program_translation_units(const Program& p, int most) {
-  // About kMinUnitBytes of C per unit at least: below that, a second clang costs more than it saves.
-  constexpr size_t kMinUnitBytes = 16 * 1024;
-  size_t total = 0;
-  for (const ProgramKernel& k : p.kernels) total += k.src.size();
-  size_t units =
-      std::min({size_t(std::max(most, 1)), p.kernels.size(), std::max<size_t>(1, total / kMinUnitBytes)});
+  // About 16 KB of C per unit at least: below that, a second clang costs more than it saves.
+  KernelGroups g = group_kernels(p, "void ", "(", most, 16 * 1024);
   std::vector<std::string> out;
-  size_t first = 0, done = 0;
-  for (size_t u = 0; u < units; ++u) {
-    // contiguous runs of kernels of about equal source size
-    size_t last = first, goal = total * (u + 1) / units;
-    while (last < p.kernels.size() && (u + 1 == units || done < goal)) done += p.kernels[last++].src.size();
-    if (last == first && last < p.kernels.size()) done += p.kernels[last++].src.size();
-    if (last > first) out.push_back(translation_unit(p, first, last));
-    first = last;
-  }
+  for (size_t u = 0; u < g.groups.size(); ++u) out.push_back(translation_unit(p, g, u));
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "device/plugin.h"
 #include "runtime/compile_cache.h"
 #include "runtime/host_cpu.h"
+#include "runtime/thread_pool.h"
 #include "util/error.h"
 
 namespace tg {
@@ -39,18 +40,27 @@ public:
   std::string identity() const override { return "llvm " TG_LLVM_VERSION " O2 host\n" + host_cpu_identity(); }
   CompiledProgram compile(const Program& p) const override {
     if (p.kernels.empty()) return {};
-    std::vector<std::pair<std::string, std::string>> kernels;
+    // distinct kernels, in groups compiled on as many threads
+    KernelGroups g = group_kernels(p, "@", "(", kernel_threads(), 64 * 1024);
+    LlvmBuild build;
+    build.groups.resize(g.groups.size());
+    build.launchers.resize(g.groups.size());
     std::string all;
-    for (const ProgramKernel& k : p.kernels) {
-      kernels.emplace_back(k.name, k.src);
-      all += k.name + "\n" + k.src + "\n";
+    for (size_t i = 0; i < g.groups.size(); ++i)
+      for (size_t n : g.groups[i]) {
+        build.groups[i].emplace_back(p.kernels[n].name, p.kernels[n].src);
+        all += p.kernels[n].name + "\n" + p.kernels[n].src + "\n";
+      }
+    for (size_t n = 0; n < p.kernels.size(); ++n) {
+      build.launchers[g.group_of[n]].emplace_back(p.kernels[n].name, p.kernels[g.function_of[n]].name);
+      all += p.kernels[n].name + " -> " + p.kernels[g.function_of[n]].name + "\n";
     }
     CompileCache cache("llvm", ".so");
     std::string key = CompileCache::key(identity(), all);
     if (auto hit = cache.lookup(key)) return {*hit, true};
     std::filesystem::path tmp = cache.temp_path(".so");
     try {
-      plugin().build(kernels, tmp);
+      plugin().build(build, tmp);
     } catch (...) {
       std::error_code ec;
       std::filesystem::remove(tmp, ec);

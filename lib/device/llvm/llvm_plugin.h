@@ -11,12 +11,18 @@
 
 namespace tg {
 
+// A program to build: its distinct kernels in groups compiled at once, each group with the
+// launchers of the kernels that run its functions (kernel name, function name).
+struct LlvmBuild {
+  std::vector<std::vector<std::pair<std::string, std::string>>> groups; // (function name, IR)
+  std::vector<std::vector<std::pair<std::string, std::string>>> launchers;
+};
+
 struct LlvmPlugin {
   // One kernel's IR module as text (render_llvm_ir).
   std::string (*render)(const std::string& function_name, const std::vector<const UOp*>& uops);
-  // Every kernel (name, IR text) of a program, with launchers, as a shared object at `out`.
-  void (*build)(const std::vector<std::pair<std::string, std::string>>& kernels,
-                const std::filesystem::path& out);
+  // A program's kernels, with their launchers, as one shared object at `out`.
+  void (*build)(const LlvmBuild& build, const std::filesystem::path& out);
 };
 
 } // namespace tg

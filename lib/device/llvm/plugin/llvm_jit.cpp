@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #include "util/error.h"
 
@@ -103,14 +104,15 @@ std::unique_ptr<llvm::Module> parse_kernel(llvm::LLVMContext& ctx, const std::st
 
 // `void tg_launch_<name>(i8** bufs, i32* vars)`: calls the kernel with pointer parameters from
 // bufs and i32 parameters from vars, so a runtime needs no per-signature trampolines.
-void add_launcher(llvm::Module& m, const std::string& name) {
+void add_launcher(llvm::Module& m, const std::string& kernel_name, const std::string& name) {
   llvm::Function* kernel = m.getFunction(name);
   if (!kernel || kernel->isDeclaration()) llvm_failed("no function @" + name + " in its IR");
   llvm::IRBuilder<> b(m.getContext());
   llvm::Type* byte_ptr = b.getInt8PtrTy();
   auto* type = llvm::FunctionType::get(b.getVoidTy(),
                                        {byte_ptr->getPointerTo(), b.getInt32Ty()->getPointerTo()}, false);
-  auto* launcher = llvm::Function::Create(type, llvm::Function::ExternalLinkage, llvm_launcher_name(name), m);
+  auto* launcher =
+      llvm::Function::Create(type, llvm::Function::ExternalLinkage, llvm_launcher_name(kernel_name), m);
   launcher->addFnAttr(llvm::Attribute::NoUnwind);
   b.SetInsertPoint(llvm::BasicBlock::Create(m.getContext(), "entry", launcher));
   std::vector<llvm::Value*> args;
@@ -163,7 +165,8 @@ std::string llvm_target_identity() {
   return "llvm " LLVM_VERSION_STRING " " + h.triple + " cpu=" + h.cpu + " features=" + h.features + " O2";
 }
 
-std::string compile_llvm_object(const std::vector<std::pair<std::string, std::string>>& kernels) {
+std::string compile_llvm_object(const std::vector<std::pair<std::string, std::string>>& kernels,
+                                const std::vector<std::pair<std::string, std::string>>& launchers) {
   std::unique_ptr<llvm::TargetMachine> tm = host_target_machine();
   llvm::LLVMContext ctx;
   std::string diagnostics;
@@ -178,7 +181,9 @@ std::string compile_llvm_object(const std::vector<std::pair<std::string, std::st
     if (llvm::Linker::linkModules(program, std::move(kernel)))
       llvm_failed("linking " + name + ": " + diagnostics);
   }
-  for (const auto& kernel : kernels) add_launcher(program, kernel.first);
+  if (launchers.empty())
+    for (const auto& kernel : kernels) add_launcher(program, kernel.first, kernel.first);
+  for (const auto& [kernel, function] : launchers) add_launcher(program, kernel, function);
   std::string verifier_log;
   llvm::raw_string_ostream log(verifier_log);
   if (llvm::verifyModule(program, &log)) llvm_failed(log.str());
@@ -188,33 +193,61 @@ std::string compile_llvm_object(const std::vector<std::pair<std::string, std::st
   return object;
 }
 
-void build_llvm_shared_object(const std::vector<std::pair<std::string, std::string>>& kernels,
-                              const std::filesystem::path& out) {
-  // lld links the object into a shared object in process. It keeps global state per link:
-  // one link at a time.
-  static std::mutex mu;
-  std::filesystem::path object = out;
-  object += ".o";
+void build_llvm_shared_object(const LlvmBuild& build, const std::filesystem::path& out) {
+  // Each group is its own module and object, compiled on its own thread (an LLVMContext per
+  // thread); lld links the objects into one shared object, in process.
+  size_t n = build.groups.size();
+  std::vector<std::string> objects(n);
+  std::vector<std::exception_ptr> errors(n);
   {
-    std::string bytes = compile_llvm_object(kernels);
-    std::ofstream f(object, std::ios::binary);
-    f.write(bytes.data(), std::streamsize(bytes.size()));
-    if (!f) fail("RuntimeError", "LLVM: cannot write " + object.string());
+    std::vector<std::thread> threads;
+    for (size_t g = 0; g < n; ++g)
+      threads.emplace_back([&, g] {
+        try {
+          objects[g] = compile_llvm_object(build.groups[g], build.launchers.at(g));
+        } catch (...) {
+          errors[g] = std::current_exception();
+        }
+      });
+    for (std::thread& t : threads) t.join();
   }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  std::vector<std::filesystem::path> paths;
+  auto remove_objects = [&] {
+    std::error_code ec;
+    for (const auto& path : paths) std::filesystem::remove(path, ec);
+  };
+  for (size_t g = 0; g < n; ++g) {
+    paths.push_back(out.string() + "." + std::to_string(g) + ".o");
+    std::ofstream f(paths.back(), std::ios::binary);
+    f.write(objects[g].data(), std::streamsize(objects[g].size()));
+    if (!f) {
+      remove_objects();
+      fail("RuntimeError", "LLVM: cannot write " + paths.back().string());
+    }
+  }
+  // lld keeps global state per link: one link at a time.
+  static std::mutex mu;
   std::string log;
   bool ok;
   {
     std::lock_guard<std::mutex> lock(mu);
     llvm::raw_string_ostream os(log);
-    std::string out_path = out.string(), object_path = object.string();
-    const char* args[] = {"ld.lld", "-shared",        "--hash-style=gnu",
-                          "-o",     out_path.c_str(), object_path.c_str()};
-    ok = lld::elf::link(args, os, os, /*exitEarly=*/false, /*disableOutput=*/false);
+    std::vector<std::string> args{"ld.lld", "-shared", "--hash-style=gnu", "-o", out.string()};
+    for (const auto& path : paths) args.push_back(path.string());
+    std::vector<const char*> argv;
+    for (const std::string& a : args) argv.push_back(a.c_str());
+    ok = lld::elf::link(argv, os, os, /*exitEarly=*/false, /*disableOutput=*/false);
     lld::CommonLinkerContext::destroy(); // lld's state of this link; the next starts fresh
   }
-  std::error_code ec;
-  std::filesystem::remove(object, ec);
+  remove_objects();
   if (!ok) llvm_failed("linking the shared object: " + log);
+}
+
+void build_llvm_shared_object(const std::vector<std::pair<std::string, std::string>>& kernels,
+                              const std::filesystem::path& out) {
+  build_llvm_shared_object(LlvmBuild{{kernels}, {{}}}, out);
 }
 
 } // namespace tg

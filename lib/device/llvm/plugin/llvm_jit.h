@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "device/llvm/llvm_plugin.h"
+
 namespace tg {
 
 // Host triple, CPU name, CPU features, LLVM version and optimization level: what an object
@@ -23,7 +25,10 @@ std::string llvm_target_identity();
 
 // kernels: (function name, IR text). Returns the object file's bytes. Throws
 // tg::Error("RuntimeError", "LLVM failed: <diagnostic>") for IR that does not parse or verify.
-std::string compile_llvm_object(const std::vector<std::pair<std::string, std::string>>& kernels);
+// launchers: (kernel name, function name) pairs, each a tg_launch_<kernel> calling that
+// function; empty: one per kernel, calling its own function.
+std::string compile_llvm_object(const std::vector<std::pair<std::string, std::string>>& kernels,
+                                const std::vector<std::pair<std::string, std::string>>& launchers = {});
 
 inline std::string llvm_launcher_name(const std::string& kernel) { return "tg_launch_" + kernel; }
 using LlvmLauncher = void (*)(void** bufs, int32_t* vars);
@@ -32,5 +37,7 @@ using LlvmLauncher = void (*)(void** bufs, int32_t* vars);
 // dlopen loads: a warm run then needs no LLVM at all.
 void build_llvm_shared_object(const std::vector<std::pair<std::string, std::string>>& kernels,
                               const std::filesystem::path& out);
+// The same for a program split into groups (LlvmBuild), each compiled on its own thread.
+void build_llvm_shared_object(const LlvmBuild& build, const std::filesystem::path& out);
 
 } // namespace tg
