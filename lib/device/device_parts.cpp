@@ -13,8 +13,9 @@ CompiledProgram compile_as_one_source(const Program& p, const std::string& kind,
                                       const std::string& identity,
                                       const std::function<std::string(const std::string& source)>& build) {
   if (p.kernels.empty()) return {};
-  std::string source;
-  for (const ProgramKernel& k : p.kernels) source += k.src + "\n";
+  std::string source; // each distinct kernel once (ModuleProgram finds them by function name)
+  KernelGroups g = group_kernels(p, "void ", "(", 1, 1);
+  for (size_t n : g.groups[0]) source += p.kernels[n].src + "\n";
   CompileCache cache(kind, ext);
   std::string key = CompileCache::key(identity, source);
   if (auto hit = cache.lookup(key)) return {*hit, true};

@@ -25,8 +25,8 @@ protected:
   A allocator_;
 };
 
-// Every kernel's source, concatenated (renderers guard their helpers, so kernels share one
-// translation unit), built by `build` into one file in the compile cache under `kind`/`ext`,
+// Every distinct kernel's source, concatenated (renderers guard their helpers, so kernels
+// share one translation unit; kernels that differ only in name are compiled once), built by `build` into one file in the compile cache under `kind`/`ext`,
 // keyed by `identity` and the source. An empty program builds nothing.
 CompiledProgram compile_as_one_source(const Program& p, const std::string& kind, const std::string& ext,
                                       const std::string& identity,
@@ -53,9 +53,11 @@ template <class Module> class ModuleProgram : public LoadedProgram {
 public:
   ModuleProgram(const Program& p, const std::string& binary, std::function<void()> synchronize)
       : synchronize_(std::move(synchronize)) {
-    std::vector<std::string> names;
-    for (const ProgramKernel& k : p.kernels) {
-      names.push_back(k.name);
+    std::vector<std::string> names; // the function each kernel runs (twins share one)
+    KernelGroups g = group_kernels(p, "void ", "(", 1, 1);
+    for (size_t i = 0; i < p.kernels.size(); ++i) {
+      const ProgramKernel& k = p.kernels[i];
+      names.push_back(p.kernels[g.function_of[i]].name);
       nbufs_.push_back(k.bufs.size());
       nvars_.push_back(k.vars.size());
     }
