@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 #include "device/registry.h"
 #include "util/error.h"
@@ -76,7 +77,17 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
   for (const NamedBuffer& nb : p.inputs) check_binding("input", nb, inputs.at(nb.name));
   compiled_ = device_.compiler().compile(p);
   mem_ = std::make_unique<Memory>(device_.allocator());
-  loaded_ = device_.load(p, compiled_);
+  try {
+    loaded_ = device_.load(p, compiled_);
+  } catch (const Error&) {
+    if (!compiled_.cache_hit) throw;
+    // A damaged cache entry (truncated by a full disk, or written by another version) would
+    // fail every later run: rebuild it once.
+    std::error_code ec;
+    std::filesystem::remove(compiled_.file, ec);
+    compiled_ = device_.compiler().compile(p);
+    loaded_ = device_.load(p, compiled_);
+  }
   for (const BufferInfo& b : p.buffers) {
     size_t bytes = size_t(b.size) * size_t(itemsize(b.dtype));
     void* m = mem_->allocator.alloc(bytes);

@@ -326,3 +326,20 @@ COUNTER=$'c = Tensor.zeros(3).contiguous().realize()\nc += 1\noutput("loss", c.s
   expect_contains "$err" "--out-dir file/sub: cannot create the folder"
   [[ $err != *"internal error"* ]]
 }
+
+@test "a damaged compile-cache entry is rebuilt, on every host device" {
+  printf '%s\n' "x = input('x', (4,))" "output('y', x * 3)" >k.tg
+  "$PYTHON" -c "import numpy as np; np.save('x.npy', np.arange(4, dtype=np.float32))"
+  for d in CLANG LLVM; do
+    tg-trace k.tg | tg-schedule | tg-codegen --device "$d" -o "p-$d.bin"
+    tg-run "p-$d.bin" --in x=x.npy >/dev/null
+    for so in "$TG_CACHE_DIR"/*/*.so; do : >"$so"; done # truncated to nothing
+    run_split tg-run "p-$d.bin" --in x=x.npy
+    [ "$status" -eq 0 ]
+    expect_contains "$out" "[0. 3. 6. 9.]"
+    for so in "$TG_CACHE_DIR"/*/*.so; do head -c 100 /bin/ls >"$so"; done # not an object
+    run_split tg-run "p-$d.bin" --in x=x.npy
+    [ "$status" -eq 0 ]
+    expect_contains "$out" "[0. 3. 6. 9.]"
+  done
+}
