@@ -161,13 +161,25 @@ int Kernel::first_reduce() const {
   return n;
 }
 
-std::vector<Kernel::UpcastAxis> Kernel::upcasted_axis(int buf) const {
+std::vector<Kernel::UpcastAxis> Kernel::upcasted_axis(const ShapeTracker& st) const {
   std::vector<UpcastAxis> out;
-  const ShapeTracker& st = sts[size_t(buf)];
   auto strides = st.real_strides();
   for (int i = shape_len() - upcasted; i < shape_len(); i++)
     out.push_back(
         {st.shape()[size_t(i)], strides[size_t(i)], output_shape()[size_t(i)] != full_shape()[size_t(i)]});
+  return out;
+}
+
+std::vector<Kernel::UpcastAxis> Kernel::upcasted_axis(int buf) const {
+  return upcasted_axis(sts[size_t(buf)]);
+}
+
+std::vector<int> Kernel::float4_axis(int buf) const {
+  std::vector<int> out;
+  const ShapeTracker& st = sts[size_t(buf)];
+  for (int x : st.unit_stride_axes())
+    if (x >= shape_len() - upcasted && st.shape()[size_t(x)] % 4 == 0)
+      out.push_back(x - (shape_len() - upcasted));
   return out;
 }
 
@@ -177,9 +189,11 @@ int64_t Kernel::shape_offsets_count(int buf) const {
   return n;
 }
 
-std::vector<int> Kernel::acc_offsets(int buf) const {
+std::vector<int> Kernel::acc_offsets(int buf) const { return acc_offsets(sts[size_t(buf)]); }
+
+std::vector<int> Kernel::acc_offsets(const ShapeTracker& st) const {
   if (upcasted == 0) return {0};
-  auto axes = upcasted_axis(buf);
+  auto axes = upcasted_axis(st);
   std::reverse(axes.begin(), axes.end());
   Shape acc_shape;
   for (const UpcastAxis& a : axes) acc_shape.push_back(a.reduce ? 1 : a.size);
@@ -308,17 +322,20 @@ void Kernel::simplify_merge_adjacent() {
 
 void Kernel::apply_opt(const Opt& opt, bool append_opt) {
   auto saved_sts = sts;
-  auto saved = std::tuple(applied_opts, group_for_reduces, upcasted, local_dims);
+  auto saved = std::tuple(applied_opts, group_for_reduces, upcasted, local_dims, dont_use_locals);
   try {
     apply_opt_unchecked(opt, append_opt);
   } catch (const KernelOptError&) {
     sts = std::move(saved_sts);
-    std::tie(applied_opts, group_for_reduces, upcasted, local_dims) = saved;
+    std::tie(applied_opts, group_for_reduces, upcasted, local_dims, dont_use_locals) = saved;
     throw;
   }
 }
 
 void Kernel::apply_opt_unchecked(const Opt& opt, bool append_opt) {
+  check_opt(!dont_use_locals || (opt.op != OptOps::LOCAL && opt.op != OptOps::GROUP &&
+                                 opt.op != OptOps::GROUPTOP && opt.op != OptOps::UPCASTMID),
+            "not using locals");
   check_opt(opt.op != OptOps::TC, "tensor cores are not supported on " + opts.device);
   int axis = -1;
   if (opt.axis) {
@@ -335,13 +352,43 @@ void Kernel::apply_opt_unchecked(const Opt& opt, bool append_opt) {
     if (opt.op != OptOps::PADTO)
       check_opt(amt > 0 && full_shape()[size_t(axis)] % amt == 0, "no longer valid shift");
   }
+  const LazyOp* r = reduceop();
+  if (r && (opt.op == OptOps::GROUP || opt.op == OptOps::GROUPTOP ||
+            (group_for_reduces && opt.op != OptOps::NOLOCALS && opt.op != OptOps::PADTO))) {
+    int64_t acc_sz = itemsize(r->dtype()), upcast_sz = 1, local_sz = 1;
+    for (int i = shape_len() - upcasted; i < shape_len(); i++)
+      if (full_shape()[size_t(i)] == output_shape()[size_t(i)]) upcast_sz *= full_shape()[size_t(i)];
+    for (int i = first_reduce() - local_dims; i < first_reduce() + group_for_reduces; i++)
+      local_sz *= full_shape()[size_t(i)];
+    int64_t smem_sz = amt * acc_sz * upcast_sz * local_sz;
+    check_opt(smem_sz <= opts.shared_max, "exceeds maximum shared memory size: needs " +
+                                              std::to_string(smem_sz) + ", max " +
+                                              std::to_string(opts.shared_max));
+  }
   switch (opt.op) {
   case OptOps::LOCAL:
+    check_opt(opts.has_local, "target does not support local");
+    check_opt(axis >= 0 && axis < global_dims(), "local is for globals");
+    shift_to(axis, amt, false, first_reduce());
+    local_dims += 1;
+    break;
   case OptOps::GROUP:
   case OptOps::GROUPTOP:
+    check_opt(opts.has_local && opts.has_shared, "target does not support local or shared mem");
+    check_opt(axis >= first_reduce() + group_for_reduces && axis < shape_len() - upcasted,
+              "must be reduce axis to group");
+    shift_to(axis, amt, opt.op == OptOps::GROUPTOP, first_reduce() + group_for_reduces);
+    group_for_reduces += 1;
+    break;
   case OptOps::UPCASTMID:
+    // only for image outputs, which tg does not have
+    check_opt(false, "invalid upcast mid reduce");
+    break;
   case OptOps::NOLOCALS:
-    check_opt(false, "target does not support local or shared mem");
+    check_opt(opts.has_local && !dont_use_locals,
+              "NOLOCALS is meaningless if target does not support local or already not using locals");
+    check_opt(local_dims == 0 && group_for_reduces == 0, "can't have no locals with locals");
+    dont_use_locals = true;
     break;
   case OptOps::UNROLL:
     check_opt(axis >= 0 && axis < shape_len() - upcasted, "can't upcasted already upcasted");
@@ -394,7 +441,63 @@ void Kernel::apply_opt_unchecked(const Opt& opt, bool append_opt) {
 }
 
 void Kernel::hand_coded_optimizations() {
-  // (locals, grouping and images do not apply to a target without local memory)
+  // (images and their required optimizations: tg has no image dtypes)
+  auto prod_range = [](const Shape& s, int from, int to) {
+    int64_t p = 1;
+    for (int i = from; i < to; i++) p *= s[size_t(i)];
+    return p;
+  };
+
+  // should use matvec (tinygrad's MV_BLOCKSIZE, MV_THREADS_PER_ROW, MV_ROWS_PER_THREAD defaults)
+  constexpr int64_t MV_BLOCKSIZE = 4, MV_THREADS_PER_ROW = 8, MV_ROWS_PER_THREAD = 4;
+  const LazyOp* r = reduceop();
+  if (opts.has_local && r && r->op == Op::SUM && full_shape().size() >= 2 && opts.has_shared &&
+      r->src[0]->op == Op::MUL && r->src[0]->src[0]->op == Op::LOAD && r->src[0]->src[1]->op == Op::LOAD) {
+    const LazyOp* mulop = r->src[0].get();
+    const ShapeTracker& st0 = sts[size_t(buffer_index(buffer_of(mulop->src[0].get())))];
+    const ShapeTracker& st1 = sts[size_t(buffer_index(buffer_of(mulop->src[1].get())))];
+    auto strides0 = st0.real_strides(), strides1 = st1.real_strides();
+    auto has_expanded_axis = [](const Shape& shape, const std::vector<std::optional<int64_t>>& strides) {
+      for (size_t i = 0; i < shape.size(); i++)
+        if (shape[i] > 1 && strides[i] && *strides[i] == 0) return true;
+      return false;
+    };
+    int fr = first_reduce();
+    if (size_t(fr) < strides0.size() && strides0[size_t(fr)] && *strides0[size_t(fr)] == 1 &&
+        !(has_expanded_axis(st0.shape(), strides0) && has_expanded_axis(st1.shape(), strides1))) {
+      for (int global_idx = 0; global_idx < global_dims(); global_idx++) {
+        if (full_shape()[size_t(fr)] % MV_THREADS_PER_ROW == 0 &&
+            full_shape()[size_t(global_idx)] % (MV_BLOCKSIZE * MV_ROWS_PER_THREAD) == 0) {
+          apply_opt({OptOps::GROUP, 0, MV_THREADS_PER_ROW});
+          apply_opt({OptOps::LOCAL, global_idx, MV_BLOCKSIZE});
+          apply_opt({OptOps::UPCAST, global_idx, MV_ROWS_PER_THREAD});
+          return;
+        }
+      }
+    }
+  }
+
+  if (opts.has_local && opts.has_shared) {
+    // are we grouping? (requires local shape support)
+    int fr = first_reduce();
+    int64_t out_size = prod_range(sts[0].shape(), 0, fr);
+    if (float4_axis(0).empty() && fr <= 2 && fr + 1 <= shape_len() && out_size <= 2048) {
+      // TODO (tinygrad's): use 1024 if it's allowed in a smarter way
+      for (int64_t sz : out_size <= 32 ? std::vector<int64_t>{256, 16} : std::vector<int64_t>{16}) {
+        if (std::all_of(sts.begin(), sts.end(), [&](const ShapeTracker& st) {
+              return st.shape()[size_t(fr)] % sz == 0 || st.shape()[size_t(fr)] == 1;
+            })) {
+          try { // may fail due to excessive smem usage
+            apply_opt({OptOps::GROUPTOP, 0, sz});
+            break;
+          } catch (const KernelOptError&) {
+          }
+        }
+      }
+    }
+  }
+
+  // no more opt if we are grouping
   if (group_for_reduces) return;
 
   // upcast small masked axes (they might come from Tensor.stack)
@@ -472,6 +575,43 @@ void Kernel::hand_coded_optimizations() {
     try {
       apply_opt({OptOps::UPCAST, int(fu.size()) - 1, 4});
     } catch (const KernelOptError&) {
+    }
+  }
+
+  // local groups (tinygrad's NOLOCALS environment switch is not read)
+  if (opts.has_local) {
+    // prioritize making expand axes local
+    std::vector<std::pair<bool, int>> local_axis_ranking;
+    for (int axis = 0; axis < first_reduce(); axis++) {
+      bool expand = std::any_of(sts.begin(), sts.end(), [&](const ShapeTracker& st) {
+        return st.views.back().strides[size_t(axis)] == 0;
+      });
+      local_axis_ranking.push_back({expand, axis});
+    }
+    std::sort(local_axis_ranking.begin(), local_axis_ranking.end(), [](const auto& a, const auto& b) {
+      return std::pair(-int(a.first), -a.second) < std::pair(-int(b.first), -b.second);
+    });
+    std::vector<std::pair<int, int64_t>> to_local;
+    for (const auto& [expand, axis] : local_axis_ranking) {
+      int64_t local_size = 1;
+      for (const auto& [a, sz] : to_local) local_size *= sz;
+      std::vector<int64_t> candidates;
+      if (axis == 0) candidates.push_back(32);
+      candidates.insert(candidates.end(), {16, 8, 4, 3, 2});
+      for (int64_t x : candidates)
+        if (full_shape()[size_t(axis)] % x == 0 && local_size * x <= 128) {
+          to_local.push_back({axis, x});
+          break;
+        }
+    }
+    if (to_local.size() > 3) to_local.resize(3);
+    std::sort(to_local.begin(), to_local.end());
+    int deleted_shape = 0;
+    for (auto [axis, local_sz] : to_local) {
+      axis -= deleted_shape;
+      bool will_delete_shape = local_sz == full_shape()[size_t(axis)];
+      apply_opt({OptOps::LOCAL, axis, local_sz});
+      if (will_delete_shape) deleted_shape += 1;
     }
   }
 }

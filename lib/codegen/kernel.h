@@ -53,6 +53,7 @@ public:
   int group_for_reduces = 0;
   int upcasted = 0;
   int local_dims = 0;
+  bool dont_use_locals = false; // NOLOCALS: global dims are global ids, no local dims
 
   size_t n_outputs() const { return ast.size(); }
   const LazyOp* reduceop() const { return reduceops.empty() ? nullptr : reduceops[0]; }
@@ -71,7 +72,11 @@ public:
     bool reduce;
   };
   std::vector<UpcastAxis> upcasted_axis(int buf) const;
+  std::vector<UpcastAxis> upcasted_axis(const ShapeTracker& st) const;
   std::vector<int> acc_offsets(int buf) const;
+  std::vector<int> acc_offsets(const ShapeTracker& st) const; // (the linearizer's local buffers)
+  // upcasted axes of buffer i that are unit stride and divisible by 4, relative to the upcast start
+  std::vector<int> float4_axis(int buf) const;
   int64_t shape_offsets_count(int buf) const; // number of upcasted combinations
 
   // "r_4_8", "E_8_4", "C_8_6", "E2_4_8": kind, output count, full shape.

@@ -203,20 +203,40 @@ public:
 
     const Shape& full = k_.full_shape();
     const int fr = k_.first_reduce(), shape_len = k_.shape_len(), up = k_.upcasted;
+    const int gfr = k_.group_for_reduces;
+    // a local buffer per reduce for the multistage (grouped) reduce: the local and group
+    // dims, then the upcasted ones
+    sts_ = k_.sts;
+    if (gfr) {
+      for (size_t r = 0; r < k_.reduceops.size(); r++) {
+        Shape shape(size_t(k_.global_dims()), 1);
+        shape.insert(shape.end(), full.begin() + k_.global_dims(), full.begin() + fr + gfr);
+        shape.insert(shape.end(), size_t(shape_len - up - gfr - fr), 1);
+        for (const Kernel::UpcastAxis& a : k_.upcasted_axis(0)) shape.push_back(a.size);
+        sts_.push_back(ShapeTracker::from_shape(shape));
+        std::string name = k_.reduceops.size() > 1 ? "temp" + std::to_string(r) : "temp";
+        DType dt = k_.reduceop()->dtype();
+        local_bufs_.push_back({name, dt});
+        buf_uops_.push_back(g_.make(UOps::DEFINE_LOCAL, dt, {}, LocalArg{name, sts_.back().size()}));
+      }
+    }
+
     std::vector<Expr> global_idxs;
     if (k_.opts.has_local) {
       // work-items: global dims are group ids (the last dim is x), local dims local ids
-      Shape gl(full.begin(), full.begin() + fr + k_.group_for_reduces);
+      Shape gl(full.begin(), full.begin() + fr + gfr);
       GroupedDims g =
-          grouped_dims("gidx", 0, Shape(gl.begin(), gl.begin() + k_.global_dims()), k_.opts.global_max, true);
+          grouped_dims(k_.dont_use_locals ? "idx" : "gidx", 0,
+                       Shape(gl.begin(), gl.begin() + k_.global_dims()), k_.opts.global_max, true);
       GroupedDims l = grouped_dims("lidx", k_.global_dims(), Shape(gl.begin() + k_.global_dims(), gl.end()),
                                    k_.opts.local_max, false);
       for (size_t i = 0; i < g.loop_idxs.size(); ++i) special(g.loop_idxs[i], g.loop_axes[i]);
-      for (size_t i = 0; i < l.loop_idxs.size(); ++i) special(l.loop_idxs[i], l.loop_axes[i]);
+      if (!k_.dont_use_locals)
+        for (size_t i = 0; i < l.loop_idxs.size(); ++i) special(l.loop_idxs[i], l.loop_axes[i]);
       global_size_ = g.sizes;
       local_size_ = l.sizes;
       global_idxs = g.idxs;
-      global_idxs.insert(global_idxs.end(), l.idxs.begin(), l.idxs.end());
+      local_idxs_ = l.idxs;
     } else {
       // global dims: one loop each (no local memory on this target)
       std::vector<Expr> loop_global_idxs;
@@ -232,7 +252,7 @@ public:
       upcast_idxs_.push_back(make_var("_uidx" + std::to_string(j), 0, k_.output_shape()[size_t(i)] - 1));
       full_upcast_idxs_.push_back(make_var("_uidx" + std::to_string(j), 0, full[size_t(i)] - 1));
     }
-    for (int i = fr + k_.group_for_reduces; i < shape_len - up; i++) {
+    for (int i = fr + gfr; i < shape_len - up; i++) {
       reduce_idxs_.push_back(make_var("ridx" + std::to_string(i), 0, full[size_t(i)] - 1));
       fake_reduce_idxs_.push_back(Expr(int64_t(0)));
     }
@@ -241,7 +261,7 @@ public:
     for (size_t r = 0; r < k_.reduceops.size(); r++) render_reduceop(k_.reduceops[r], int(r));
 
     // late buffers, then the AST after the reduce
-    std::vector<Expr> late = concat(global_idxs_, fake_reduce_idxs_, upcast_idxs_);
+    std::vector<Expr> late = concat(global_idxs_, local_idxs_, fake_reduce_idxs_, upcast_idxs_);
     for (size_t i = 0; i < k_.bufs.size(); i++)
       if (!k_.is_early(k_.bufs[i])) loaded_[int(i)] = global_load(int(i), late);
     std::vector<const UOp*> sinks;
@@ -258,12 +278,18 @@ private:
   using Accs = std::map<const LazyOp*, std::vector<const UOp*>>;
 
   static std::vector<Expr> concat(const std::vector<Expr>& a, const std::vector<Expr>& b,
-                                  const std::vector<Expr>& c) {
+                                  const std::vector<Expr>& c, const std::vector<Expr>& d) {
     std::vector<Expr> out = a;
     out.insert(out.end(), b.begin(), b.end());
     out.insert(out.end(), c.begin(), c.end());
+    out.insert(out.end(), d.begin(), d.end());
     return out;
   }
+  static std::vector<Expr> zeros(const std::vector<Expr>& a) {
+    return std::vector<Expr>(a.size(), Expr(int64_t(0)));
+  }
+
+  bool is_local_buf(int i) const { return size_t(i) >= k_.bufs.size(); }
 
   const UOp* render(const Expr& e) { return expr_to_uop(e, loop_uops_, g_); }
 
@@ -293,13 +319,19 @@ private:
   }
 
   // One UOp per upcast combination: a load, a constant, or (acc set) an accumulator.
+  // i: a buffer of the kernel, or (past them) a local buffer; acc_buf: the buffer number an
+  // accumulator records (tinygrad's negative index of a local buffer)
   std::vector<const UOp*> global_load(int i, const std::vector<Expr>& idxs, const LazyOp* acc = nullptr,
-                                      const std::vector<const UOp*>& loop_ctx = {}) {
-    const KernelBuffer& buf = k_.bufs[size_t(i)];
-    DType localtype = acc ? acc->dtype() : buffer_dtype(buf);
-    const ConstBuffer* cb = std::get_if<ConstBuffer>(&buf);
+                                      const std::vector<const UOp*>& loop_ctx = {},
+                                      const UOp* barrier = nullptr) {
+    const bool local = is_local_buf(i);
+    const KernelBuffer* buf = local ? nullptr : &k_.bufs[size_t(i)];
+    const size_t local_i = local ? size_t(i) - k_.bufs.size() : 0;
+    DType localtype = acc ? acc->dtype() : local ? local_bufs_[local_i].second : buffer_dtype(*buf);
+    const ConstBuffer* cb = local ? nullptr : std::get_if<ConstBuffer>(buf);
+    const int acc_buf = local ? int(local_i) - int(local_bufs_.size()) : i;
     std::vector<Expr> expand_vars = expand_idxs(idxs);
-    auto [g_idx, g_valid] = k_.sts[size_t(i)].expr_idxs(idxs);
+    auto [g_idx, g_valid] = sts_[size_t(i)].expr_idxs(idxs);
     std::vector<Expr> e_idxs = expand_node(g_idx, expand_vars), e_valids = expand_node(g_valid, expand_vars);
     std::vector<const UOp*> ret;
     int acc_count = 0;
@@ -313,7 +345,9 @@ private:
         idx = Expr(int64_t(0));
         valid = Expr(int64_t(1));
       }
-      std::string what = this_const && !acc ? "CONST" + this_const->repr() : "B" + std::to_string(i);
+      std::string what = this_const && !acc ? "CONST" + this_const->repr()
+                         : local            ? "L" + local_bufs_[local_i].first
+                                            : "B" + std::to_string(i);
       auto key = std::tuple(acc_index, int(localtype), what, idx.render(), valid.render());
       auto it = load_cache_.find(key);
       if (it == load_cache_.end()) {
@@ -321,7 +355,7 @@ private:
         if (acc) {
           std::vector<const UOp*> src{g_.cnst(localtype, reduce_identity(acc))};
           src.insert(src.end(), loop_ctx.begin(), loop_ctx.end());
-          u = g_.make(UOps::DEFINE_ACC, localtype, src, AccArg{i, acc_count++});
+          u = g_.make(UOps::DEFINE_ACC, localtype, src, AccArg{acc_buf, acc_count++});
         } else if (this_const) {
           u = g_.cnst(localtype, *this_const);
           if (valid.min() == 0 && valid.max() == 1)
@@ -332,6 +366,7 @@ private:
             src.push_back(render(valid));
             src.push_back(g_.cnst(localtype, Scalar::of_int(0)));
           }
+          if (barrier) src.push_back(barrier);
           u = g_.make(UOps::LOAD, localtype, src);
         }
         it = load_cache_.emplace(key, u).first;
@@ -360,7 +395,7 @@ private:
     }
     std::vector<const UOp*> out;
     for (auto& [key, val] : stores) {
-      auto [idx, valid] = k_.sts[size_t(i)].expr_idxs(key);
+      auto [idx, valid] = sts_[size_t(i)].expr_idxs(key);
       std::vector<const UOp*> src{buf_uops_[size_t(i)], render(idx), val};
       if (valid.min() != 1) src.push_back(render(valid));
       out.push_back(g_.make(UOps::STORE, std::nullopt, src));
@@ -368,16 +403,22 @@ private:
     return out;
   }
 
+  // linearizer.py's render_reduceop: the reduce loop into accumulators; with grouped reduce
+  // dims, each work-item's partial accumulators go to a local buffer and the first work-item
+  // of the group reduces them after a barrier.
   void render_reduceop(const LazyOp* reduceop, int r) {
+    const int gfr = k_.group_for_reduces, nreduce = int(k_.reduceops.size());
+    std::vector<Expr> local_idxs = local_idxs_;
     std::vector<const UOp*> loop_ctx = render_loop(reduce_idxs_, r * 2 + 2, true);
-    accs_[reduceop] =
-        global_load(0, concat(global_idxs_, fake_reduce_idxs_, upcast_idxs_), reduceop, loop_ctx);
-    std::vector<Expr> early = concat(global_idxs_, reduce_idxs_, full_upcast_idxs_);
+    const int out_buf = gfr ? int(k_.bufs.size()) + r : 0;
+    accs_[reduceop] = global_load(out_buf, concat(global_idxs_, local_idxs, fake_reduce_idxs_, upcast_idxs_),
+                                  reduceop, loop_ctx);
+    std::vector<Expr> early = concat(global_idxs_, local_idxs, reduce_idxs_, full_upcast_idxs_);
     for (size_t i = 0; i < k_.bufs.size(); i++)
       if (k_.is_early(k_.bufs[i])) loaded_[int(i)] = global_load(int(i), early);
     // accumulators of earlier reduces, masked where the full buffer is invalid
     Accs local_accs;
-    auto valids = expand_node(k_.sts[size_t(k_.full_buf_index)].expr_idxs(early).second, expand_idxs(early));
+    auto valids = expand_node(sts_[size_t(k_.full_buf_index)].expr_idxs(early).second, expand_idxs(early));
     for (auto& [op, accs] : accs_) {
       std::vector<const UOp*> gated;
       for (size_t n = 0; n < accs.size(); n++) {
@@ -392,6 +433,70 @@ private:
     std::map<const LazyOp*, std::vector<const UOp*>> cache;
     ast_parse(reduceop, local_accs, &offs, &accs_[reduceop], cache);
     load_cache_.clear();
+    if (!gfr) return;
+
+    // end the local loop, do the local reduce
+    const int global_dims = k_.global_dims(), local_dims = k_.local_dims, fr = k_.first_reduce();
+    const ShapeTracker& temp_st = sts_[size_t(out_buf)];
+    std::vector<Expr> fake_global_idxs = zeros(global_idxs_);
+    std::vector<const UOp*> stores = global_store(
+        out_buf, concat(fake_global_idxs, local_idxs, fake_reduce_idxs_, upcast_idxs_), accs_[reduceop]);
+    const UOp* barrier = g_.make(UOps::BARRIER, std::nullopt, stores);
+    if (k_.opts.has_local) {
+      std::vector<Expr> fake_idxs(temp_st.shape().size(), Expr(int64_t(0)));
+      for (size_t j = size_t(local_dims); j < local_idxs.size(); j++)
+        fake_idxs[size_t(global_dims) + j] = local_idxs[j];
+      const UOp* if_cond = render(temp_st.expr_idxs(fake_idxs).first.lt(1));
+      barrier = g_.make(UOps::IF, std::nullopt, {if_cond, barrier});
+    }
+    // new late reduce loops over the group dims replace their local ids
+    std::vector<Expr> end_local_idxs;
+    for (int i = 0; i < fr + gfr; i++)
+      end_local_idxs.push_back(
+          make_var("tidx" + std::to_string(i), 0, i >= fr ? k_.full_shape()[size_t(i)] - 1 : 0));
+    local_idxs.resize(size_t(local_dims));
+    local_idxs.insert(local_idxs.end(), end_local_idxs.begin() + global_dims + local_dims,
+                      end_local_idxs.end());
+    // (group dims that are not reduces come from UPCASTMID, which needs images)
+
+    // late reduce loop, late accumulator, the local buffer's values
+    loop_ctx = render_loop(end_local_idxs, r * 2 + 3, true);
+    std::vector<Expr> late = concat(fake_global_idxs, local_idxs, fake_reduce_idxs_, upcast_idxs_);
+    accs_[reduceop] = global_load(0, late, reduceop, loop_ctx);
+    std::vector<const UOp*> temp_vals = global_load(out_buf, late, nullptr, {}, barrier);
+    reduce_into(reduceop->op, temp_vals, k_.acc_offsets(temp_st), accs_[reduceop]);
+    load_cache_.clear();
+
+    if (r != nreduce - 1) {
+      // later reduces read this one's result: every work-item loads it from the local buffer
+      std::vector<Expr> fake_local_idxs(local_idxs.begin(), local_idxs.begin() + local_dims);
+      fake_local_idxs.resize(local_idxs.size(), Expr(int64_t(0)));
+      std::vector<Expr> idxs = concat(fake_global_idxs, fake_local_idxs, fake_reduce_idxs_, upcast_idxs_);
+      stores = global_store(out_buf, idxs, accs_[reduceop]);
+      barrier = g_.make(UOps::BARRIER, std::nullopt, stores);
+      accs_[reduceop] = global_load(out_buf, idxs, nullptr, {}, barrier);
+    } else {
+      // the group dims' ids are no longer valid after the reduce
+      local_idxs.resize(size_t(local_dims));
+      local_idxs.resize(size_t(local_dims + gfr), Expr(int64_t(0)));
+      local_idxs_ = local_idxs;
+    }
+  }
+
+  // acc[off] = acc[off] <op> value for each value, then PHIs for the changed accumulators
+  std::vector<const UOp*> reduce_into(Op op, const std::vector<const UOp*>& values,
+                                      const std::vector<int>& offs, std::vector<const UOp*>& acc) {
+    Op alu = op == Op::SUM ? Op::ADD : Op::MAX;
+    std::vector<const UOp*> ret, input_acc = acc;
+    for (size_t n = 0; n < offs.size() && n < values.size(); n++) {
+      size_t off = size_t(offs[n]);
+      acc[off] = g_.alu(alu, {values[n], acc[off]});
+      ret.push_back(acc[off]);
+    }
+    for (size_t off = 0; off < acc.size(); off++)
+      if (input_acc[off] != acc[off])
+        acc[off] = g_.make(UOps::PHI, input_acc[off]->dtype, {input_acc[off], acc[off]});
+    return ret;
   }
 
   // `cache` holds each LazyOp's values once: the AST is a DAG whose shared subexpressions
@@ -419,17 +524,7 @@ private:
     for (const LazyOpPtr& s : x->src) values.push_back(ast_parse(s.get(), accs, offs, nullptr, cache));
     std::vector<const UOp*> ret;
     if (is_reduce(x->op)) {
-      Op alu = x->op == Op::SUM ? Op::ADD : Op::MAX;
-      std::vector<const UOp*>& acc = *reduce_acc;
-      std::vector<const UOp*> input_acc = acc;
-      for (size_t n = 0; n < offs->size(); n++) {
-        size_t off = size_t((*offs)[n]);
-        acc[off] = g_.alu(alu, {values[0][n], acc[off]});
-        ret.push_back(acc[off]);
-      }
-      for (size_t off = 0; off < acc.size(); off++)
-        if (input_acc[off] != acc[off])
-          acc[off] = g_.make(UOps::PHI, input_acc[off]->dtype, {input_acc[off], acc[off]});
+      ret = reduce_into(x->op, values[0], *offs, *reduce_acc);
     } else {
       for (size_t n = 0; n < values[0].size(); n++) {
         std::vector<const UOp*> src;
@@ -444,6 +539,9 @@ private:
   const Kernel& k_;
   UOpGraph& g_;
   std::vector<const UOp*> buf_uops_;
+  std::vector<ShapeTracker> sts_;                         // the kernel's, then the local buffers'
+  std::vector<std::pair<std::string, DType>> local_bufs_; // name, dtype (past the kernel's buffers)
+  std::vector<Expr> local_idxs_;
   std::map<std::string, const UOp*> loop_uops_;
   std::vector<Expr> global_idxs_, upcast_idxs_, full_upcast_idxs_, reduce_idxs_, fake_reduce_idxs_;
   std::map<std::tuple<int, int, std::string, std::string, std::string>, const UOp*> load_cache_;
