@@ -142,8 +142,9 @@ private:
       depth_++;
       break;
     case UOps::DEFINE_ACC:
+      // tinygrad parenthesises negative constants only as operands, not as an initial value
       line(r_.render_dtype(*u->dtype) + " " + ssa("acc", u) + " = " +
-           r_.render_const(u->src[0]->value(), *u->dtype) + ";");
+           strip_parens(r_.render_const(u->src[0]->value(), *u->dtype)) + ";");
       break;
     case UOps::ALU:
       emit_alu(u);

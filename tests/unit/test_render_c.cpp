@@ -143,3 +143,12 @@ TEST(RenderC, c_types_for_every_dtype) {
   EXPECT_EQ(c_type(DType::BFloat16, false), "unsigned short");
   EXPECT_EQ(c_type(DType::Float64), "double");
 }
+
+TEST(RenderC, accumulator_starts_from_an_unparenthesised_constant_as_tinygrad) {
+  std::string f =
+      src_of({store(0, F32, st_of({4, 1}), reduce(Op::REDUCE_MAX, load(1, F32, st_of({4, 100})), {1}))});
+  EXPECT_NE(f.find("float acc0 = -INFINITY;"), std::string::npos) << f;
+  std::string i = src_of({store(0, DType::Int32, st_of({4, 1}),
+                                reduce(Op::REDUCE_MAX, load(1, DType::Int32, st_of({4, 100})), {1}))});
+  EXPECT_NE(i.find("int acc0 = -2147483648;"), std::string::npos) << i;
+}
