@@ -1,6 +1,7 @@
 #include "codegen/codegen.h"
 
 #include <map>
+#include <unordered_set>
 
 #include "codegen/linearizer.h"
 #include "codegen/uops.h"
@@ -35,6 +36,31 @@ const UOp* split_outer_loop(const UOp* sink, UOpGraph& g) {
                    }};
   PatternMatcher pm({rule});
   return graph_rewrite(sink, pm, g);
+}
+
+// Bytes of each kernel buffer its views can reach (highest index + 1, times the item size):
+// tg-run refuses a buffer table that gives a buffer less (the program's "extents"). Iterative,
+// since kernel ASTs can be thousands of ops deep.
+std::vector<int64_t> buffer_extents(const ScheduleKernel& sk) {
+  std::vector<int64_t> extents(sk.bufs.size(), 0);
+  std::vector<const LazyOp*> stack;
+  std::unordered_set<const LazyOp*> seen;
+  for (const LazyOpPtr& root : sk.ast) stack.push_back(root.get());
+  while (!stack.empty()) {
+    const LazyOp* op = stack.back();
+    stack.pop_back();
+    if (!seen.insert(op).second) continue;
+    for (const LazyOpPtr& s : op->src) stack.push_back(s.get());
+    const MemBuffer* mb = std::get_if<MemBuffer>(&op->arg);
+    if (!mb || mb->idx < 0 || size_t(mb->idx) >= extents.size()) continue;
+    auto range = index_range(mb->st.views.front());
+    if (!range) continue;
+    if (range->first < 0)
+      fail("RuntimeError", "kernel reads below the start of buffer " + std::to_string(mb->idx));
+    int64_t bytes = size_mul(range->second + 1, int64_t(itemsize(mb->dtype)));
+    extents[size_t(mb->idx)] = std::max(extents[size_t(mb->idx)], bytes);
+  }
+  return extents;
 }
 
 std::vector<int64_t> dims3(const std::vector<int64_t>& d) {
@@ -96,6 +122,7 @@ Program codegen_schedule(const Schedule& s, const Renderer& renderer, const Code
     pk.name = n == 0 ? lk.name : lk.name + "n" + std::to_string(n);
     pk.src = std::move(lk.src);
     pk.bufs = sk.bufs;
+    pk.extents = buffer_extents(sk);
     pk.vars = std::move(lk.vars);
     pk.global_size = lk.global_size;
     pk.local_size = lk.local_size;

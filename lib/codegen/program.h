@@ -12,6 +12,9 @@ struct ProgramKernel {
   std::string name;      // function name in src, e.g. "r_4_8"
   std::string src;       // complete translation unit for the device
   std::vector<int> bufs; // BufferInfo ids in argument order
+  // Per argument, the bytes of its buffer the kernel's accesses can reach (highest index + 1,
+  // times the item size): tg-run refuses a program whose buffers are smaller.
+  std::vector<int64_t> extents;
   // int parameters after the buffers, in order: symbolic variables, and on host devices
   // core_start/core_end, the part of global dimension 0 one call computes.
   std::vector<std::string> vars;

@@ -380,6 +380,7 @@ template <class A> void put_program(A& ar, const Program& p) {
       put_string(b, "name", k.name);
       put_string(b, "src", k.src);
       put_ints(b, "bufs", k.bufs);
+      put_ints(b, "extents", k.extents);
       put_strings(b, "vars", k.vars);
       put_ints(b, "global_size", k.global_size);
       put_ints(b, "local_size", k.local_size);
@@ -401,6 +402,7 @@ template <class A> Program get_program(A& ar) {
       k.name = get_string(b, "name");
       k.src = get_string(b, "src");
       k.bufs = get_ints<int>(b, "bufs");
+      k.extents = get_ints<int64_t>(b, "extents");
       k.vars = get_strings(b, "vars");
       k.global_size = get_ints<int64_t>(b, "global_size");
       k.local_size = get_ints<int64_t>(b, "local_size");

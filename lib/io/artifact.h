@@ -18,7 +18,8 @@ namespace tg {
 enum class ArtifactKind : uint8_t { Unknown = 0, Graph = 1, Schedule = 2, Program = 3 };
 
 // The version this build writes and the newest it reads.
-constexpr uint32_t kArtifactVersion = 3; // 2: states, assigns, init kernels; 3: kernel vars, launch sizes
+// 2: states, assigns, init kernels; 3: kernel vars, launch sizes; 4: program kernel extents
+constexpr uint32_t kArtifactVersion = 4;
 
 // What a kind is, for messages: "a graph (from tg-trace)".
 std::string_view artifact_description(ArtifactKind kind);

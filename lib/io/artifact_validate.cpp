@@ -66,20 +66,6 @@ void check_st(const ShapeTracker& st, const Checker& check, const std::string& w
   for (const View& v : st.views) check_view(v, check, where);
 }
 
-// Lowest and highest buffer index the first view can touch (its valid region only);
-// nullopt when it touches nothing.
-std::optional<std::pair<int64_t, int64_t>> index_range(const View& v) {
-  int64_t lo = v.offset, hi = v.offset;
-  for (size_t i = 0; i < v.shape.size(); ++i) {
-    int64_t b = v.mask ? (*v.mask)[i].first : 0, e = v.mask ? (*v.mask)[i].second : v.shape[i];
-    if (b >= e) return std::nullopt;
-    int64_t s = v.strides[i];
-    lo += s >= 0 ? s * b : s * (e - 1);
-    hi += s >= 0 ? s * (e - 1) : s * b;
-  }
-  return std::make_pair(lo, hi);
-}
-
 void check_st_in_buffer(const ShapeTracker& st, int64_t buffer_size, const Checker& check,
                         const std::string& where) {
   if (auto r = index_range(st.views.front()))
@@ -345,13 +331,25 @@ void validate_program(const Program& p) {
       ident =
           ident && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
     check(ident, where, "kernel name is not an identifier");
-    for (int id : kernel.bufs)
-      check(by_id.count(id) == 1, where, "buffer " + std::to_string(id) + " does not exist");
+    check(kernel.extents.size() == kernel.bufs.size(), where,
+          std::to_string(kernel.extents.size()) + " extents for " + std::to_string(kernel.bufs.size()) +
+              " buffers");
+    for (size_t i = 0; i < kernel.bufs.size(); ++i) {
+      int id = kernel.bufs[i];
+      auto it = by_id.find(id);
+      check(it != by_id.end(), where, "buffer " + std::to_string(id) + " does not exist");
+      // Sizes are at most kMaxElements and item sizes at most 8, so bytes fit in int64.
+      int64_t bytes = it->second->size * int64_t(itemsize(it->second->dtype));
+      check(kernel.extents[i] >= 0 && kernel.extents[i] <= bytes, where,
+            "touches " + std::to_string(kernel.extents[i]) + " bytes of buffer " + std::to_string(id) +
+                ", which holds " + std::to_string(bytes));
+    }
     check(kernel.work >= 0, where, "bad work estimate");
     for (const std::string& v : kernel.vars) {
       bool var_ident = !v.empty() && !(v[0] >= '0' && v[0] <= '9');
       for (char c : v)
-        var_ident = var_ident && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+        var_ident = var_ident &&
+                    ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
       check(var_ident, where, "variable name '" + v + "' is not an identifier");
     }
     for (auto* dims : {&kernel.global_size, &kernel.local_size}) {

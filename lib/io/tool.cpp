@@ -1,10 +1,13 @@
 #include "io/tool.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <new>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "io/file.h"
@@ -18,6 +21,48 @@ namespace tg {
 
 namespace {
 bool is_stdio(const std::string& path) { return path.empty() || path == "-"; }
+
+// Graph passes follow chains of ops, which scripts can make as long as they like; a thread
+// with a large stack keeps deep graphs well inside it (pages are committed only when touched).
+constexpr size_t kToolStack = size_t(1) << 30;
+
+const char* g_tool = "tg";
+
+// One clear line instead of "Segmentation fault" if a stack or memory fault still happens.
+void on_fault(int sig) {
+  char line[256];
+  int n = std::snprintf(line, sizeof line, "%s: internal error: %s (input nested too deeply, or a bug)\n",
+                        g_tool, sig == SIGSEGV ? "stack or memory fault" : "fatal signal");
+  if (n > 0) (void)!::write(STDERR_FILENO, line, size_t(n));
+  ::_exit(1);
+}
+
+void install_fault_handler() {
+  static char alt[1 << 16];
+  stack_t ss{};
+  ss.ss_sp = alt;
+  ss.ss_size = sizeof alt;
+  ::sigaltstack(&ss, nullptr);
+  struct sigaction sa {};
+  sa.sa_handler = on_fault;
+  sa.sa_flags = SA_ONSTACK;
+  ::sigaction(SIGSEGV, &sa, nullptr);
+  ::sigaction(SIGBUS, &sa, nullptr);
+}
+
+struct BodyCall {
+  const std::function<int()>* body;
+  int (*guarded)(const char*, const std::function<int()>&);
+  const char* tool;
+  int rc = 1;
+};
+
+void* call_body(void* p) {
+  auto* c = static_cast<BodyCall*>(p);
+  install_fault_handler(); // sigaltstack is per thread
+  c->rc = c->guarded(c->tool, *c->body);
+  return nullptr;
+}
 } // namespace
 
 std::string read_input(const std::string& path) {
@@ -65,8 +110,25 @@ int run_tool(const char* tool, CLI::App& app, int argc, char** argv, const std::
     std::cerr << tool << ": " << e.what() << " (see " << tool << " --help)\n";
     return 2;
   }
+  g_tool = tool;
+  install_fault_handler();
+  BodyCall call{&body, run_guarded, tool};
+  pthread_attr_t attr;
+  pthread_t thread;
+  if (::pthread_attr_init(&attr) == 0 && ::pthread_attr_setstacksize(&attr, kToolStack) == 0 &&
+      ::pthread_create(&thread, &attr, call_body, &call) == 0) {
+    ::pthread_attr_destroy(&attr);
+    ::pthread_join(thread, nullptr);
+    return call.rc;
+  }
+  return run_guarded(tool, body); // no thread (a tiny address space): run here
+}
+
+int run_guarded(const char* tool, const std::function<int()>& body) {
   try {
     return body();
+  } catch (const std::bad_alloc&) {
+    std::cerr << tool << ": out of memory\n";
   } catch (const Error& e) {
     std::cerr << tool << ": " << e.what() << "\n";
   } catch (const std::filesystem::filesystem_error& e) {

@@ -31,6 +31,9 @@ void add_artifact_options(CLI::App& app, ArtifactOptions& options, const std::st
 // body's result; 0 after --help/--version; 2 for a usage error (one line on stderr);
 // 1 after a tg::Error ("tg-NAME: message") or any other exception
 // ("tg-NAME: internal error: ...").
+// body runs on a thread with a 1 GiB stack, so deep graphs do not overflow it.
 int run_tool(const char* tool, CLI::App& app, int argc, char** argv, const std::function<int()>& body);
+// body() with its exceptions turned into one line on stderr and exit code 1.
+int run_guarded(const char* tool, const std::function<int()>& body);
 
 } // namespace tg

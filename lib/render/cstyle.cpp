@@ -1,5 +1,6 @@
 #include "render/cstyle.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -177,7 +178,7 @@ private:
       } else {
         val = r_.render_cast(ref(u->src[0]), from, to);
       }
-      if (child_count_[u] <= 1)
+      if (child_count_[u] <= 1 && inline_ok(u))
         r_names_[u] = val;
       else
         line(r_.render_dtype(to) + " " + ssa("cast", u) + " = " + r_.render_assign(to, val) + ";");
@@ -202,14 +203,28 @@ private:
     std::string val = r_.code_for_op(op, operands, dt);
     if (dt == DType::BFloat16 && op != Op::WHERE) val = "tg_bf16_round(" + val + ")";
     if (child_count_[u] == 0) fail("RuntimeError", "render: childless ALU op");
-    if (child_count_[u] <= 1 && op != Op::MAX)
+    if (child_count_[u] <= 1 && op != Op::MAX && inline_ok(u))
       r_names_[u] = val;
     else
       line(r_.render_dtype(dt) + " " + ssa("alu", u) + " = " + r_.render_assign(dt, val) + ";");
   }
 
+  // tinygrad inlines every single-use value into its user's expression. A long chain would
+  // then nest past what C compilers accept (clang: 256 brackets) and cost quadratic memory;
+  // past kMaxInline levels the value gets a name instead. Real kernels stay far below it.
+  static constexpr int kMaxInline = 96;
+  bool inline_ok(const UOp* u) {
+    int d = 0;
+    for (const UOp* s : u->src)
+      if (auto it = inline_depth_.find(s); it != inline_depth_.end()) d = std::max(d, it->second);
+    if (d + 1 > kMaxInline) return false;
+    inline_depth_[u] = d + 1;
+    return true;
+  }
+
   const CStyleRenderer& r_;
   const CStyleRenderer::Language& lang_;
+  std::unordered_map<const UOp*, int> inline_depth_;
   std::ostringstream body_;
   std::vector<std::string> params_;
   std::unordered_map<const UOp*, std::string> r_names_;

@@ -15,7 +15,11 @@ namespace tg {
 using Shape = std::vector<int64_t>;
 using Mask = std::vector<std::pair<int64_t, int64_t>>; // per dim [begin, end)
 
+// The number of elements; a ValueError when it does not fit in int64 (shapes are sizes, and
+// a wrapped size would silently compute the wrong thing).
 int64_t prod(const Shape& s);
+// a * b for sizes, with the same ValueError on overflow.
+int64_t size_mul(int64_t a, int64_t b);
 // Python's repr of a tuple of ints, as tinygrad's messages print shapes: (), (4,), (2, 3).
 std::string shape_repr(const Shape& s);
 Shape strides_for_shape(const Shape& shape);
@@ -44,6 +48,11 @@ struct View {
   View stride(const std::vector<int64_t>& mul) const;
   std::optional<View> reshape(const Shape& new_shape) const;
 };
+
+// Lowest and highest buffer index a view can touch (its valid region only); nullopt when it
+// touches nothing. On int64 overflow (a hostile artifact) the whole int64 range, which no
+// buffer holds.
+std::optional<std::pair<int64_t, int64_t>> index_range(const View& v);
 
 struct ShapeTracker {
   std::vector<View> views;

@@ -124,8 +124,34 @@ std::vector<int64_t> un1d(const Shape& shape, int64_t offset) {
 
 int64_t prod(const Shape& s) {
   int64_t p = 1;
-  for (int64_t x : s) p *= x;
-  return p;
+  bool over = false;
+  for (int64_t x : s) over |= __builtin_mul_overflow(p, x, &p);
+  if (over && std::find(s.begin(), s.end(), 0) == s.end())
+    fail("ValueError", "shape " + shape_repr(s) + " has more elements than a 64-bit size can count");
+  return over ? 0 : p;
+}
+
+int64_t size_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    fail("ValueError",
+         "size " + std::to_string(a) + " * " + std::to_string(b) + " is larger than a 64-bit size can count");
+  return r;
+}
+
+std::optional<std::pair<int64_t, int64_t>> index_range(const View& v) {
+  int64_t lo = v.offset, hi = v.offset;
+  bool over = false;
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    int64_t b = v.mask ? (*v.mask)[i].first : 0, e = v.mask ? (*v.mask)[i].second : v.shape[i];
+    if (b >= e) return std::nullopt;
+    int64_t s = v.strides[i], at_b, at_last;
+    over |= __builtin_mul_overflow(s, b, &at_b) | __builtin_mul_overflow(s, e - 1, &at_last);
+    over |= __builtin_add_overflow(lo, std::min(at_b, at_last), &lo);
+    over |= __builtin_add_overflow(hi, std::max(at_b, at_last), &hi);
+  }
+  if (over) return std::make_pair(int64_t(INT64_MIN), int64_t(INT64_MAX));
+  return std::make_pair(lo, hi);
 }
 
 Shape canonicalize_strides(const Shape& shape, const Shape& strides) {
@@ -138,9 +164,10 @@ Shape strides_for_shape(const Shape& shape) {
   if (shape.empty()) return {};
   Shape strides(shape.size());
   int64_t acc = 1;
+  prod(shape); // a shape whose size overflows is an error, and so then are its strides
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = acc;
-    acc *= shape[i];
+    if (__builtin_mul_overflow(acc, shape[i], &acc)) acc = 0; // only past a zero dimension
   }
   return canonicalize_strides(shape, strides);
 }
@@ -350,6 +377,11 @@ View View::pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
   std::vector<std::pair<int64_t, int64_t>> window;
   Mask mask;
   for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t total;
+    if (__builtin_add_overflow(shape[i], arg[i].first, &total) ||
+        __builtin_add_overflow(total, arg[i].second, &total))
+      fail("ValueError", "padding " + pairs_str(arg) + " of shape " + tuple_str(shape) +
+                             " makes a dimension larger than a 64-bit size can count");
     window.push_back({-arg[i].first, shape[i] + arg[i].second});
     mask.push_back({arg[i].first, shape[i] + arg[i].first});
   }

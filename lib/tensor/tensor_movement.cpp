@@ -199,7 +199,7 @@ Tensor Tensor::repeat(const Shape& repeats) const {
   for (size_t k = 0; k < std::min(base.size(), repeats.size()); ++k) {
     new_shape.insert(new_shape.end(), {1, base[k]});
     expand_shape.insert(expand_shape.end(), {repeats[k], base[k]});
-    final_shape.push_back(repeats[k] * base[k]);
+    final_shape.push_back(size_mul(repeats[k], base[k]));
   }
   return reshape(new_shape).expand(expand_shape).reshape(final_shape);
 }

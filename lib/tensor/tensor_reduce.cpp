@@ -166,7 +166,7 @@ Tensor pool(const Tensor& t, const Shape& k_, const std::vector<int64_t>& stride
   for (size_t j = 0; j < nk; ++j) any_big |= k_[j] > s_[j], any_dil |= d_[j] != 1;
   if (any_big || any_dil) {
     Shape reps(nn, 1);
-    for (size_t j = 0; j < nk; ++j) reps.push_back(py::ceildiv(k_[j] * (i_[j] + d_[j]), i_[j]));
+    for (size_t j = 0; j < nk; ++j) reps.push_back(py::ceildiv(size_mul(k_[j], i_[j] + d_[j]), i_[j]));
     Tensor xup = t.repeat(reps);
     Padding sh1, sh2, sh3;
     Shape rs1, rs2, rs3;

@@ -172,7 +172,7 @@ TEST(KernelOpts, padto_pads_the_reduce_axis_and_the_sum_is_unchanged) {
                BufferInfo{1, DType::Float32, 21, BufferRole::Input, "x", {}}};
   p.inputs = {NamedBuffer{"x", 1, {3, 7}, DType::Float32}};
   p.outputs = {NamedBuffer{"out", 0, {3, 1}, DType::Float32}};
-  p.kernels = {ProgramKernel{lk.name, lk.src, {0, 1}, lk.vars}};
+  p.kernels = {ProgramKernel{lk.name, lk.src, {0, 1}, {12, 84}, lk.vars}};
   auto out = run_program(p, {{"x", host(DType::Float32, {3, 7}, iota_values<float>(21))}});
   EXPECT_EQ(values_of<float>(out.at("out")), (std::vector<float>{21, 70, 119}));
 }

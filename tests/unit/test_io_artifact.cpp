@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "codegen/codegen.h"
+#include "device/registry.h"
 #include "io/artifact.h"
 #include "util/error.h"
 
@@ -118,10 +120,11 @@ Program sample_program() {
       {"r_4_8",
        "void r_4_8(float* restrict data0, const float* restrict data1) {\n  /* \"µ\" \\ */\n}\n",
        {0, 1},
+       {16, 128},
        {"core_start", "core_end"},
        {4, 1, 1},
        {1, 1, 1}},
-      {"E_4n1", "void E_4n1(half* data0) {}\n", {3, 4, 0, 2}, {}, {2, 3}, {1}},
+      {"E_4n1", "void E_4n1(half* data0) {}\n", {3, 4, 0, 2}, {8, 0, 16, 12}, {}, {2, 3}, {1}},
   };
   p.inputs = s.inputs;
   p.outputs = s.outputs;
@@ -196,6 +199,7 @@ void expect_same(const Program& a, const Program& b) {
     EXPECT_EQ(a.kernels[k].name, b.kernels[k].name);
     EXPECT_EQ(a.kernels[k].src, b.kernels[k].src);
     EXPECT_EQ(a.kernels[k].bufs, b.kernels[k].bufs);
+    EXPECT_EQ(a.kernels[k].extents, b.kernels[k].extents);
     EXPECT_EQ(a.kernels[k].global_size, b.kernels[k].global_size);
     EXPECT_EQ(a.kernels[k].local_size, b.kernels[k].local_size);
   }
@@ -376,7 +380,7 @@ TEST(ArtifactJson, has_no_cereal_bookkeeping_and_no_bare_nan) {
 }
 TEST(ArtifactJson, fields_may_come_in_any_order) {
   std::string json =
-      R"({"outputs": [{"node": 0, "name": "y"}], "version": 3, "inputs": [], "assigns": [], "states": [],
+      R"({"outputs": [{"node": 0, "name": "y"}], "version": 4, "inputs": [], "assigns": [], "states": [],
     "nodes": [{"st": {"views": [{"shape": [2], "strides": [1], "offset": 0, "mask": [[0, 1]],
       "contiguous": false}]}, "arg": {"const": {"value": 2, "kind": "float"}}, "op": "LoadOps.CONST",
       "dtype": "float16", "shape": [2], "src": [], "name": "", "data": "", "forced_realize": false}], "format": "tg-graph"})";
@@ -651,6 +655,44 @@ TEST(ArtifactValidation, program_launch_sizes_are_positive) {
   p.kernels[1].local_size = {};
   EXPECT_EQ(error_of([&] { read_program(write_program(p)); }),
             "invalid program artifact: kernel 1 'E_4n1': local_size needs 1 to 3 dimensions");
+}
+// A buffer table shrunk below what the kernels touch would let them run out of bounds.
+TEST(ArtifactValidation, program_buffers_hold_what_their_kernels_touch) {
+  Program p = sample_program();
+  p.buffers[1].size = 31; // x: 32 floats read by kernel 0
+  p.inputs[0].shape = {31};
+  EXPECT_EQ(error_of([&] { read_program(write_program(p, true)); }),
+            "invalid program artifact: kernel 0 'r_4_8': touches 128 bytes of buffer 1, which holds 124");
+  p = sample_program();
+  p.buffers[3].dtype = DType::Int8; // an intermediate read as 4 halfs (8 bytes)
+  EXPECT_EQ(error_of([&] { read_program(write_program(p)); }),
+            "invalid program artifact: kernel 1 'E_4n1': touches 8 bytes of buffer 3, which holds 4");
+  p = sample_program();
+  p.kernels[1].extents.pop_back();
+  EXPECT_EQ(error_of([&] { read_program(write_program(p)); }),
+            "invalid program artifact: kernel 1 'E_4n1': 3 extents for 4 buffers");
+}
+// Strides chosen to overflow int64 when the view's reach is computed.
+TEST(ArtifactValidation, schedule_hostile_strides_are_refused) {
+  Schedule s = sample_schedule();
+  LazyOpPtr load =
+      LazyOp::make(Op::LOAD, {}, mem(1, DType::Float32, st_of({view({1, 4}, {0, INT64_MAX / 2})})));
+  s.kernels[0].ast = {LazyOp::make(Op::STORE, {load}, mem(0, DType::Float32, contiguous({1, 4})))};
+  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+            "invalid schedule artifact: kernel 0 BufferOps.LOAD: stride out of range");
+}
+// tg-codegen writes the extents from each buffer's views.
+TEST(ArtifactValidation, codegen_records_each_buffers_extent) {
+  Schedule s = sample_schedule();
+  // out[1, 4] = sum over axis 0 of x[8, 4] read transposed from 32 floats; x's buffer is larger.
+  s.buffers[1].size = 40;
+  s.inputs[0].shape = {40};
+  LazyOpPtr load = LazyOp::make(Op::LOAD, {}, mem(1, DType::Float32, st_of({view({8, 4}, {1, 8})})));
+  LazyOpPtr sum = LazyOp::make(Op::SUM, {load}, Axes{0});
+  s.kernels = {{{LazyOp::make(Op::STORE, {sum}, mem(0, DType::Float32, contiguous({1, 4})))}, {0, 1}}};
+  Program p = codegen_schedule(s, device_renderer("CLANG"));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(p.kernels[0].extents, (std::vector<int64_t>{16, 128}));
 }
 TEST(ArtifactValidation, program_needs_a_device) {
   Program p = sample_program();

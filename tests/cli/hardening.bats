@@ -1,0 +1,103 @@
+#!/usr/bin/env bats
+# Hardening: inputs that once crashed, overflowed or ran out of memory now work or fail with
+# one clear line (issue 11). Each test is the regression test of one defect.
+load helpers
+
+chain() { # N -> chain.tg: t = t * 1.0001 + 1, N times (a graph N*2 ops deep)
+  {
+    echo 't = Tensor.ones(4)'
+    for ((i = 0; i < $1; i++)); do echo 't = t * 1.0001 + 1'; done
+    echo 'output("t", t)'
+  } >chain.tg
+}
+
+@test "a 20,000-op chain goes through every stage, JSON and gradient too (was a stack overflow)" {
+  {
+    echo 'x = input("x", (4,))'
+    echo 't = x'
+    for ((i = 0; i < 20000; i++)); do echo 't = t * 1.0001 + 1'; done
+    echo 'output("loss", t.sum())'
+  } >g.tg
+  "$PYTHON" -c 'import numpy as np; np.save("x.npy", np.ones(4, np.float32))'
+  pipeline 'tg-trace g.tg --json | tg-grad --wrt x | tg-schedule | tg-codegen --device LLVM | tg-run --in x=x.npy'
+  [ "$status" -eq 0 ]
+  expect_eq "$err" ""
+  # d loss / dx = 1.0001^20000 = 7.38832 (7.3883 after 20,000 float32 roundings)
+  [[ "$out" == *"grad_x: shape=(4,) dtype=float32"$'\n'"[7.388"* ]]
+}
+
+@test "a 20,000-op chain renders C a C compiler accepts (inlining is depth-capped)" {
+  chain 20000
+  pipeline 'tg-trace chain.tg | tg-schedule | tg-codegen --device CLANG --json'
+  [ "$status" -eq 0 ]
+  src="$(jq -r '.kernels[0].src' <<<"$out")"
+  # no line nests more than a few hundred brackets deep (clang stops at 256)
+  depth="$(awk '{ d = 0; m = 0; for (i = 1; i <= length($0); i++) { c = substr($0, i, 1);
+    if (c == "(") { d++; if (d > m) m = d } else if (c == ")") d-- } if (m > mx) mx = m }
+    END { print mx + 0 }' <<<"$src")"
+  [ "$depth" -le 200 ]
+}
+
+@test "a shape whose element count overflows 64 bits is one ValueError, not a wrong answer" {
+  printf 'output("s", Tensor.ones(10**12, 10**12).sum())\n' >big.tg
+  run_split tg-trace big.tg
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-trace: big.tg:1: ValueError: shape (1000000000000, 1000000000000) has more elements than a 64-bit size can count"
+  expect_eq "$out" ""
+}
+
+@test "a repeat whose size overflows is a ValueError" {
+  printf 'output("r", Tensor.ones(4).repeat(2**62, 4))\n' >rep.tg
+  run_split tg-trace rep.tg
+  [ "$status" -eq 1 ]
+  [[ "$err" == "tg-trace: rep.tg:1: ValueError: "*"64-bit size"* ]]
+}
+
+@test "a pad whose size overflows is a ValueError" {
+  printf 'output("p", Tensor.ones(4).pad(((2**62, 2**62),)))\n' >pad.tg
+  run_split tg-trace pad.tg
+  [ "$status" -eq 1 ]
+  [[ "$err" == "tg-trace: pad.tg:1: ValueError: "* ]]
+}
+
+@test "sizes past 32 bits that fit in 64 are still computed" {
+  printf 'output("s", Tensor.ones(2**31, 2).sum())\n' >s.tg
+  pipeline 'tg-trace s.tg | tg-schedule | tg-codegen --device LLVM | tg-run'
+  [ "$status" -eq 0 ]
+  [[ "$out" == *"4.2949673e+09"* ]]
+}
+
+@test "zero-size shapes next to huge dims are empty, not an overflow" {
+  printf 'output("z", Tensor.ones(0, 2**62).sum(1))\n' >z.tg
+  pipeline 'tg-trace z.tg | tg-schedule | tg-codegen | tg-run'
+  [ "$status" -eq 0 ]
+  [[ "$out" == *"shape=(0,)"* ]]
+}
+
+@test "a program whose buffer table is smaller than its kernels touch is refused before running" {
+  printf 'x = input("x", (4,))\noutput("y", x * 2)\n' >e.tg
+  tg-trace e.tg | tg-schedule | tg-codegen --json >e.json
+  "$PYTHON" -c 'import numpy as np; np.save("x1.npy", np.ones(1, np.float32)); np.save("x.npy", np.ones(4, np.float32))'
+  # an input shrunk to one element, with a matching one-element .npy
+  jq '(.buffers[] | select(.name == "x") | .size) = 1 | .inputs[0].shape = [1]' e.json >small_in.json
+  run_split tg-run small_in.json --in x=x1.npy --out-dir out
+  [ "$status" -eq 1 ]
+  [[ "$err" =~ ^"tg-run: invalid program artifact: kernel 0 'E_4': touches 16 bytes of buffer "[0-9]+", which holds 4"$ ]]
+  expect_eq "$out" ""
+  [ ! -e out ]
+  # an output shrunk to one element
+  jq '(.buffers[] | select(.name == "y") | .size) = 1 | .outputs[0].shape = [1]' e.json >small_out.json
+  run_split tg-run small_out.json --in x=x.npy
+  [ "$status" -eq 1 ]
+  [[ "$err" == *"touches 16 bytes of buffer"*", which holds 4" ]]
+  # a buffer retyped to a narrower dtype
+  jq '(.buffers[] | select(.name == "y") | .dtype) = "float16" | .outputs[0].dtype = "float16"' e.json >narrow.json
+  run_split tg-run narrow.json --in x=x.npy
+  [ "$status" -eq 1 ]
+  [[ "$err" == *"touches 16 bytes of buffer"*", which holds 8" ]]
+  # extents removed
+  jq 'del(.kernels[0].extents)' e.json >no_extents.json
+  run_split tg-run no_extents.json --in x=x.npy
+  [ "$status" -eq 1 ]
+  [[ "$err" == "tg-run: truncated or corrupt program artifact: "*"extents"* ]]
+}
