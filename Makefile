@@ -7,8 +7,11 @@
 #   make unit|cli|diff  one layer of the tests; `make diff DEVICE=LLVM` runs the differential
 #                       suite on one device (default: CLANG, LLVM, GPU and CUDA:compile)
 #   make bench          benchmarks against tinygrad 0.9.1 and numpy
+#   make asan           build with ASan+UBSan (clang, build-asan/) and run the unit and cli tests
+#   make fuzz           build the libFuzzer targets (build-fuzz/) and run each FUZZ_SECONDS (60)
+#   make fuzz-seeds     regenerate the fuzzers' seed corpus tests/fuzz/corpus/ from build/bin
 #   make format         clang-format lib/ cmd/ tests/unit/
-#   make clean          remove build/
+#   make clean          remove build/, build-asan/ and build-fuzz/
 
 BUILD   ?= build
 JOBS    ?= 2
@@ -17,7 +20,7 @@ TG_PYTHON  ?= .venv/bin/python
 DEVICE  ?= CLANG
 SHELL   := /bin/bash
 
-.PHONY: all build demo train test unit cli diff bench format clean
+.PHONY: all build demo train test unit cli diff bench asan fuzz fuzz-seeds format clean
 
 all: build
 
@@ -45,8 +48,18 @@ unit cli diff: build
 bench: build
 	$(TG_PYTHON) scripts/bench.py --bin $(BUILD)/bin
 
+asan:
+	@bash scripts/asan.sh
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	@TG_FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
+
+fuzz-seeds: build
+	@TG_BIN=$(BIN) TG_PYTHON=$(TG_PYTHON) bash scripts/fuzz-seeds.sh
+
 format:
 	@find lib cmd tests/unit \( -name '*.h' -o -name '*.cpp' \) -print0 2>/dev/null | xargs -0 -r clang-format -i
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -3,7 +3,7 @@
 # tests/cli) and diff (tests/diff/run.py against tinygrad 0.9.1). Every layer runs even when
 # an earlier one failed; the last line is `N passed, N failed` over all of them, and the
 # exit status is 1 when any test failed or a layer could not run.
-#   bash scripts/test.sh [all|unit|cli|diff]
+#   bash scripts/test.sh [all|unit+cli|unit|cli|diff]
 # Environment: BUILD (default build), TG_PYTHON (default .venv/bin/python), DIFF_JOBS (2),
 # TG_DIFF_DEVICES (the devices the diff layer runs on, comma-separated, NAME:compile to only
 # compile there; default CLANG,LLVM,GPU plus CUDA:compile where NVRTC is installed).
@@ -102,10 +102,11 @@ run_diff() {
 
 case "${1:-all}" in
   all) run_unit; run_cli; run_diff ;;
+  unit+cli) run_unit; run_cli ;;
   unit) run_unit ;;
   cli) run_cli ;;
   diff) run_diff ;;
-  *) echo "usage: scripts/test.sh [all|unit|cli|diff]" >&2; exit 2 ;;
+  *) echo "usage: scripts/test.sh [all|unit+cli|unit|cli|diff]" >&2; exit 2 ;;
 esac
 
 echo "== summary (logs in $LOGS/)"

@@ -19,6 +19,7 @@
 
 #include "io/base64.h"
 #include "ops/ops.h"
+#include "util/error.h"
 
 namespace tg::codec {
 
@@ -179,7 +180,12 @@ inline bool json_is_null(JsonIn& ar, const char* name) {
 
 // ---------------------------------------------------------------------------------------------
 // Strings and byte blobs.
+// Strings never hold NUL: names become file names and C identifiers, sources go to compilers,
+// and cereal's JSON reader would cut a string at its first \u0000.
 template <class A> void put_string(A& ar, const char* name, const std::string& s) {
+  if (s.find('\0') != std::string::npos)
+    fail("ValueError",
+         std::string("cannot write the ") + (name ? name : "string") + " field: it holds a NUL character");
   if constexpr (kJson<A>) {
     field(ar, name, s);
   } else {
@@ -198,6 +204,7 @@ template <class A> std::string get_string(A& ar, const char* name) {
       check_length(n, 1);
       s.resize(n);
       ar(cereal::binary_data(s.data(), n));
+      if (s.find('\0') != std::string::npos) corrupt("a string holds a NUL character");
     }
     return s;
   });

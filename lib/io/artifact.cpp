@@ -464,6 +464,17 @@ struct Framing {
   std::string parse_error; // JSON that is not well formed
 };
 
+// A \u0000 escape (after an even run of backslashes: "\\u0000" is text). cereal's reader would
+// silently cut the string there.
+bool has_nul_escape(std::string_view json) {
+  for (size_t at = json.find("u0000"); at != std::string_view::npos; at = json.find("u0000", at + 1)) {
+    size_t slashes = 0;
+    while (slashes < at && json[at - 1 - slashes] == '\\') ++slashes;
+    if (slashes % 2 == 1) return true;
+  }
+  return false;
+}
+
 Framing read_framing(std::string_view bytes) {
   Framing f;
   if (bytes.size() >= kMagic.size() && bytes.substr(0, kMagic.size()) == kMagic) {
@@ -485,6 +496,11 @@ Framing read_framing(std::string_view bytes) {
   if (doc.HasParseError()) {
     f.kind = guess_json_kind(bytes);
     f.parse_error = "JSON parse error at byte " + std::to_string(doc.GetErrorOffset());
+    return f;
+  }
+  if (has_nul_escape(bytes)) {
+    f.kind = guess_json_kind(bytes);
+    f.parse_error = "a string holds \\u0000 (NUL)";
     return f;
   }
   if (!doc.IsObject()) return f;

@@ -2,6 +2,7 @@
 // file is rejected with a message instead of crashing a later stage: indices in range,
 // sources before their users, shapes non-negative, views inside their buffers, data sizes
 // that match, op arities and arguments of the right kind.
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 
@@ -33,10 +34,11 @@ std::string str(const std::vector<int64_t>& xs) {
 
 // Element count of a shape; checks dims are non-negative and the count is sane.
 int64_t checked_size(const Shape& shape, const Checker& check, const std::string& where) {
+  for (int64_t d : shape) check(d >= 0, where, "negative dimension in shape " + str(shape));
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0; // (2**62, 0) is empty
   int64_t n = 1;
   for (int64_t d : shape) {
-    check(d >= 0, where, "negative dimension in shape " + str(shape));
-    check(d == 0 || n <= kMaxElements / d, where, "shape " + str(shape) + " is too large");
+    check(n <= kMaxElements / d, where, "shape " + str(shape) + " is too large");
     n *= d;
   }
   return n;

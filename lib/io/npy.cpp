@@ -189,6 +189,7 @@ NpyHeader parse_header(std::string_view text, std::string_view name) {
 
 // Element count * itemsize, or nullopt on overflow.
 std::optional<uint64_t> byte_size(const Shape& shape, int item) {
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0; // (2**62, 0) is empty
   unsigned __int128 n = uint64_t(item);
   for (int64_t d : shape) {
     n *= uint64_t(d);

@@ -562,10 +562,19 @@ void Interp::aug_assign(const Node* s) {
   }
 }
 
+Interp::~Interp() {
+  for (const std::weak_ptr<Frame>& w : captured_)
+    if (std::shared_ptr<Frame> f = w.lock()) {
+      std::vector<Value> slots = std::move(f->slots); // destroyed after f is detached
+      f->parent.reset();
+    }
+}
+
 Value Interp::make_function(const std::shared_ptr<FuncDef>& def) {
   auto f = std::make_shared<FunctionObj>();
   f->def = def.get();
   f->closure = frame_;
+  if (frame_ && (captured_.empty() || captured_.back().lock() != frame_)) captured_.push_back(frame_);
   f->spec.names = def->params;
   f->spec.vararg = def->vararg_slot;
   Value unbound;

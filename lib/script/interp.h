@@ -111,6 +111,9 @@ struct RecordedInput {
 class Interp {
 public:
   explicit Interp(std::ostream& print_stream, int recursion_limit = 1000);
+  ~Interp();
+  Interp(const Interp&) = delete;
+  Interp& operator=(const Interp&) = delete;
   void run(const Program& program);
 
   Value eval(const Node* n);
@@ -152,6 +155,10 @@ private:
   std::vector<Value> globals_;   // by Sym
   std::vector<Value> builtins_;  // by Sym
   std::shared_ptr<Frame> frame_; // null at module level
+  // Frames a closure captured. A function stored in the frame it captured (a method in its
+  // class body, a nested def) is a reference cycle; the destructor clears these frames so
+  // that cycles are freed (no garbage collector, as Python's, would find them).
+  std::vector<std::weak_ptr<Frame>> captured_;
   Value return_value_;
   int depth_ = 0, recursion_limit_;
 };

@@ -642,7 +642,10 @@ private:
       } else {
         if (seen_keyword) error("positional argument follows keyword argument");
         NodePtr a = test();
-        if (at_kw("for")) a = comprehension(std::move(a), a->line);
+        if (at_kw("for")) {
+          int line = a->line; // read before the move: argument order is unspecified
+          a = comprehension(std::move(a), line);
+        }
         c.arg_kinds.push_back(kArgPositional);
         c.kids.push_back(std::move(a));
       }

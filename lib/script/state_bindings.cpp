@@ -244,7 +244,8 @@ Value load_state_dict(Interp&, Args& a) {
     dst.replace(x); // the same tensor object: an optimizer holding it sees the new value
     if (consume) {
       auto& items = sd.items;
-      items.erase(std::find_if(items.begin(), items.end(), [&](auto& p) { return p.first == k; }));
+      const std::string& key = k; // clang 14 cannot capture a structured binding
+      items.erase(std::find_if(items.begin(), items.end(), [&](auto& p) { return p.first == key; }));
     }
   }
   return Value();

@@ -32,8 +32,9 @@ ScriptResult evaluate(const std::string& source, const std::string& filename, co
     Tensor::begin_program();
     Interp in(options.print_stream ? *options.print_stream : std::cerr, options.recursion_limit);
     std::vector<std::pair<std::string, Value>> args;
-    for (auto& [k, v] : options.args) {
-      auto it = std::find_if(args.begin(), args.end(), [&](auto& p) { return p.first == k; });
+    for (const auto& kv : options.args) {
+      const auto& [k, v] = kv;
+      auto it = std::find_if(args.begin(), args.end(), [&](auto& p) { return p.first == kv.first; });
       if (it != args.end())
         it->second = Value::str(v);
       else

@@ -146,7 +146,8 @@ std::optional<std::pair<int64_t, int64_t>> index_range(const View& v) {
     int64_t b = v.mask ? (*v.mask)[i].first : 0, e = v.mask ? (*v.mask)[i].second : v.shape[i];
     if (b >= e) return std::nullopt;
     int64_t s = v.strides[i], at_b, at_last;
-    over |= __builtin_mul_overflow(s, b, &at_b) | __builtin_mul_overflow(s, e - 1, &at_last);
+    over |= __builtin_mul_overflow(s, b, &at_b);
+    over |= __builtin_mul_overflow(s, e - 1, &at_last);
     over |= __builtin_add_overflow(lo, std::min(at_b, at_last), &lo);
     over |= __builtin_add_overflow(hi, std::max(at_b, at_last), &hi);
   }

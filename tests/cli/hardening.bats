@@ -101,3 +101,51 @@ chain() { # N -> chain.tg: t = t * 1.0001 + 1, N times (a graph N*2 ops deep)
   [ "$status" -eq 1 ]
   [[ "$err" == "tg-run: truncated or corrupt program artifact: "*"extents"* ]]
 }
+
+@test "an empty .npy whose other dims are huge is read as empty (no overflow before the zero)" {
+  printf 'x = input("x", (2**62, 0))\noutput("y", x.sum(0))\n' >z.tg
+  "$PYTHON" - <<'PY'
+import numpy as np
+np.save("z.npy", np.zeros((0, 4), np.float32))
+d = open("z.npy", "rb").read().replace(b"(0, 4)", b"(4611686018427387904, 0)")
+open("z.npy", "wb").write(d)
+PY
+  pipeline 'tg-trace z.tg | tg-schedule | tg-codegen | tg-run --in x=z.npy'
+  [ "$status" -eq 0 ]
+  expect_eq "$out" $'y: shape=(0,) dtype=float32\n[]'
+}
+
+@test "TG_CHECK_BOUNDS=1 reports a kernel that reads past its buffer, on CLANG and LLVM" {
+  printf 'x = input("x", (4,))\noutput("y", x * 2)\n' >e.tg
+  "$PYTHON" -c 'import numpy as np; np.save("x.npy", np.ones(4, np.float32))'
+  tg-trace e.tg | tg-schedule | tg-codegen --json >clang.json
+  jq '.kernels[0].src |= sub("data1\\[3\\]"; "data1[4]")' clang.json >read_past.json
+  run_split env TG_CHECK_BOUNDS=1 "$TG_BIN/tg-run" read_past.json --in x=x.npy
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-run: kernel 'E_4' accessed byte 16 of a 16-byte buffer (TG_CHECK_BOUNDS)"
+  expect_eq "$out" ""
+  tg-trace e.tg | tg-schedule | tg-codegen --device LLVM --json >llvm.json
+  jq '.kernels[0].src |= sub("ptr %data1, i32 3"; "ptr %data1, i32 4")' llvm.json >llvm_past.json
+  run_split env TG_CHECK_BOUNDS=1 "$TG_BIN/tg-run" llvm_past.json --in x=x.npy
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-run: kernel 'E_4' accessed byte 16 of a 16-byte buffer (TG_CHECK_BOUNDS)"
+}
+
+@test "TG_CHECK_BOUNDS=1 reports a kernel that writes below its buffer" {
+  printf 'x = input("x", (4,))\noutput("y", x * 2)\n' >e.tg
+  "$PYTHON" -c 'import numpy as np; np.save("x.npy", np.ones(4, np.float32))'
+  tg-trace e.tg | tg-schedule | tg-codegen --json | jq '.kernels[0].src |= sub("data0\\[0\\] ="; "data0[-1] =")' >below.json
+  run_split env TG_CHECK_BOUNDS=1 "$TG_BIN/tg-run" below.json --in x=x.npy
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-run: kernel 'E_4' wrote byte -4 of a 16-byte buffer (TG_CHECK_BOUNDS)"
+}
+
+@test "TG_CHECK_BOUNDS=1 changes no result, split over threads too" {
+  printf 'x = Tensor.arange(4096 * 64).reshape(4096, 64).cast(dtypes.float32)\noutput("s", (x * 2).sum(1).sum())\n' >big.tg
+  tg-trace big.tg | tg-schedule | tg-codegen -o p.bin
+  run_split env TG_CHECK_BOUNDS=0 TG_THREADS=2 "$TG_BIN/tg-run" p.bin
+  plain="$out"
+  run_split env TG_CHECK_BOUNDS=1 TG_THREADS=2 "$TG_BIN/tg-run" p.bin
+  [ "$status" -eq 0 ]
+  expect_eq "$out" "$plain"
+}

@@ -6,6 +6,10 @@ export PATH="$TG_BIN:$PATH"
 PYTHON="${TG_PYTHON:-.venv/bin/python}"
 [[ $PYTHON == /* ]] || PYTHON="$ROOT/$PYTHON" # make passes it relative to the top
 
+# Host kernels run with their buffers against guard pages: an out-of-bounds access fails the
+# test with a report (docs/testing.md, TG_CHECK_BOUNDS).
+export TG_CHECK_BOUNDS="${TG_CHECK_BOUNDS:-1}"
+
 # Each tool call gets a time limit (TG_CMD_TIMEOUT seconds, default 60), so that a hung
 # tool fails its test instead of hanging the suite: the tools are functions that run the
 # binaries under timeout(1), exported so that `bash -c` pipelines use them too.

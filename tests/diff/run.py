@@ -62,6 +62,9 @@ for _dev in ("PYTHON", "GPU", "LLVM", "CUDA", "NV", "AMD", "METAL", "HSA", "QCOM
     os.environ.pop(_dev, None)
 os.environ["THREEFRY"] = "1"
 os.environ["CLANG"] = "1"
+# tg-run puts every host buffer against a guard page: a kernel that reads or writes outside its
+# buffers fails its snippet with a report instead of passing by luck (TG_CHECK_BOUNDS=0: off).
+os.environ.setdefault("TG_CHECK_BOUNDS", "1")
 
 
 @dataclass

@@ -5,12 +5,14 @@
 #include <cstring>
 #include <dlfcn.h>
 
+#include "device/host/bounds_check.h"
 #include "runtime/thread_pool.h"
 #include "util/error.h"
 
 namespace tg {
 
 void* HostAllocator::alloc(size_t bytes) {
+  if (bounds_checking()) return guarded_alloc(bytes);
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
   void* p = std::aligned_alloc(64, rounded);
@@ -19,7 +21,10 @@ void* HostAllocator::alloc(size_t bytes) {
   return p;
 }
 
-void HostAllocator::free(void* buffer) { std::free(buffer); }
+void HostAllocator::free(void* buffer) {
+  if (bounds_checking()) return guarded_free(buffer);
+  std::free(buffer);
+}
 
 void HostAllocator::copyin(void* buffer, const void* host, size_t bytes) {
   if (bytes) std::memcpy(buffer, host, bytes);
@@ -43,6 +48,8 @@ HostProgram::HostProgram(const Program& p, std::vector<HostLauncher> launchers)
     any_split |= s.start >= 0;
     splits_.push_back(s);
     nvars_.push_back(k.vars.size());
+    names_.push_back(k.name);
+    nbufs_.push_back(k.bufs.size());
   }
   if (any_split && kernel_threads() > 1) pool_ = std::make_unique<ThreadPool>(kernel_threads());
 }
@@ -52,17 +59,27 @@ HostProgram::~HostProgram() = default;
 void HostProgram::launch(size_t i, void* const* bufs, const int32_t* vars, const LaunchDims& dims) {
   void** args = const_cast<void**>(bufs);
   const Split& s = splits_.at(i);
-  if (s.start < 0) return launchers_[i](args, vars);
-  int64_t extent = dims.global[0];
-  int parts = pool_ ? int(std::min<int64_t>(pool_->size(), extent)) : 1;
-  auto run_part = [&](int k) {
-    std::vector<int32_t> mine(vars, vars + nvars_[i]);
-    mine[size_t(s.start)] = int32_t(extent * k / parts);
-    mine[size_t(s.end)] = int32_t(extent * (k + 1) / parts);
-    launchers_[i](args, mine.data());
-  };
-  if (parts <= 1) return run_part(0);
-  pool_->run(parts, run_part);
+  struct Running { // names the kernel in a TG_CHECK_BOUNDS report
+    explicit Running(const std::string& name) { set_running_kernel(name.c_str()); }
+    ~Running() { set_running_kernel(nullptr); }
+  } running(names_[i]);
+  if (s.start < 0) {
+    launchers_[i](args, vars);
+  } else {
+    int64_t extent = dims.global[0];
+    int parts = pool_ ? int(std::min<int64_t>(pool_->size(), extent)) : 1;
+    auto run_part = [&](int k) {
+      std::vector<int32_t> mine(vars, vars + nvars_[i]);
+      mine[size_t(s.start)] = int32_t(extent * k / parts);
+      mine[size_t(s.end)] = int32_t(extent * (k + 1) / parts);
+      launchers_[i](args, mine.data());
+    };
+    if (parts <= 1)
+      run_part(0);
+    else
+      pool_->run(parts, run_part);
+  }
+  if (bounds_checking()) check_canaries(names_[i].c_str(), bufs, nbufs_[i]);
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #pragma once
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "device/device.h"
@@ -16,7 +17,8 @@ class ThreadPool;
 
 class HostAllocator : public Allocator {
 public:
-  void* alloc(size_t bytes) override; // 64-byte aligned, zero-filled
+  // 64-byte aligned, zero-filled; with TG_CHECK_BOUNDS=1 guarded instead (bounds_check.h)
+  void* alloc(size_t bytes) override;
   void free(void* buffer) override;
   void copyin(void* buffer, const void* host, size_t bytes) override;
   void copyout(void* host, const void* buffer, size_t bytes) override;
@@ -38,6 +40,8 @@ private:
   std::vector<HostLauncher> launchers_;
   std::vector<Split> splits_;
   std::vector<size_t> nvars_;
+  std::vector<std::string> names_;
+  std::vector<size_t> nbufs_;
   std::unique_ptr<ThreadPool> pool_; // when a kernel is split and there is more than one thread
 };
 

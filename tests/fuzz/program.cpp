@@ -1,0 +1,7 @@
+// libFuzzer target: see targets.h.
+#include "targets.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  tg::fuzz::program({reinterpret_cast<const char*>(data), size});
+  return 0;
+}
