@@ -17,7 +17,9 @@ ninja -C "$BUILD" -j"${JOBS:-2}" | grep -v '^\[' || true
 
 # Leaks in the OpenCL platform (PoCL) and in LLVM's global state are theirs, not ours.
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan-suppressions.txt:print_suppressions=0"
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=0"
+# use_sigaltstack=0: LLVM (the LLVM device) installs its own larger signal stack, and ASan would
+# unmap that one, not its own, when a thread exits.
+export ASAN_OPTIONS="detect_leaks=1:use_sigaltstack=0:detect_stack_use_after_return=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # Tools run slower under the sanitizers: give each Bats tool call more time.
 export TG_CMD_TIMEOUT=180 BATS_TEST_TIMEOUT=400

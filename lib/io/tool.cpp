@@ -37,12 +37,27 @@ void on_fault(int sig) {
   ::_exit(1);
 }
 
+// Under AddressSanitizer its own handler reports faults (with a stack) and owns each thread's
+// signal stack, which it unmaps at thread exit: leave both to it.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAsan = true;
+#elif defined(__has_feature)
+constexpr bool kAsan = __has_feature(address_sanitizer);
+#else
+constexpr bool kAsan = false;
+#endif
+
 void install_fault_handler() {
-  static char alt[1 << 16];
-  stack_t ss{};
-  ss.ss_sp = alt;
-  ss.ss_size = sizeof alt;
-  ::sigaltstack(&ss, nullptr);
+  if (kAsan) return;
+  stack_t old{};
+  if (::sigaltstack(nullptr, &old) == 0 && (old.ss_flags & SS_DISABLE)) {
+    // per thread (the main thread and the tool's), kept for the process's life
+    constexpr size_t kAltStack = 1 << 16;
+    stack_t ss{};
+    ss.ss_sp = new char[kAltStack];
+    ss.ss_size = kAltStack;
+    ::sigaltstack(&ss, nullptr);
+  }
   struct sigaction sa {};
   sa.sa_handler = on_fault;
   sa.sa_flags = SA_ONSTACK;

@@ -427,7 +427,9 @@ TEST(LlvmJit, transcendentals_match_libm) {
 
 TEST(LlvmJit, one_object_holds_every_kernel_of_a_program) {
   KernelBuilder add, mul;
-  for (auto [k, op] : {std::pair{&add, Op::ADD}, std::pair{&mul, Op::MUL}}) {
+  for (auto [builder, alu_op] : {std::pair{&add, Op::ADD}, std::pair{&mul, Op::MUL}}) {
+    KernelBuilder* k = builder; // clang 14 cannot capture a structured binding
+    Op op = alu_op;
     const UOp* out = k->global(0, DType::Int32, true);
     const UOp* in = k->global(1, DType::Int32);
     k->map(out, {in}, 2, [&](auto& v) { return k->alu(op, {v[0], k->i32(3)}); });
