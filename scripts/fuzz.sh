@@ -25,6 +25,7 @@ failed=0
 for t in $TARGETS; do
   work="$BUILD/corpus/$t" findings="$BUILD/findings/$t"
   mkdir -p "$work" "$findings"
+  before="$(find "$findings" -type f | wc -l)"
   log="$BUILD/fuzz-$t.log"
   fork=()
   [[ $JOBS -gt 1 ]] && fork=(-fork="$JOBS" -ignore_crashes=0)
@@ -35,7 +36,7 @@ for t in $TARGETS; do
   runs="$(grep -oE '^stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)"
   cov="$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)"
   corpus="$(find "$work" -type f | wc -l)"
-  found="$(find "$findings" -type f | wc -l)"
+  found=$(($(find "$findings" -type f | wc -l) - before)) # new this run
   printf 'fuzz-%-12s %ss  %s executions  %s  corpus %s  findings %s\n' \
     "$t" "$SECONDS_EACH" "${runs:-?}" "${cov:-cov: ?}" "$corpus" "$found"
   if [[ $rc -ne 0 || $found -gt 0 ]]; then

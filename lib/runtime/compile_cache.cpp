@@ -1,6 +1,9 @@
 #include "runtime/compile_cache.h"
 
 #include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <unistd.h>
@@ -43,8 +46,34 @@ std::optional<fs::path> CompileCache::lookup(const std::string& key) const {
   return std::nullopt;
 }
 
+namespace {
+
+// Temporaries a killed compile left behind (".tmp-PID-N..."): its process is gone and the file
+// has not changed for 10 minutes (the age guards a cache shared with other machines, whose
+// PIDs mean nothing here), or it is a day old.
+void sweep_stale_temps(const fs::path& dir) {
+  std::error_code ec;
+  auto now = fs::file_time_type::clock::now();
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.rfind(".tmp-", 0) != 0) continue;
+    std::error_code stat_ec;
+    auto age = now - fs::last_write_time(it->path(), stat_ec);
+    if (stat_ec) continue;
+    long pid = std::strtol(name.c_str() + 5, nullptr, 10);
+    bool gone = pid > 0 && pid != long(::getpid()) && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH;
+    if ((gone && age > std::chrono::minutes(10)) || age > std::chrono::hours(24))
+      fs::remove(it->path(), stat_ec);
+  }
+}
+
+} // namespace
+
 fs::path CompileCache::temp_path(std::string_view suffix) const {
   static std::atomic<uint64_t> counter{0};
+  // Once per process, when there is something to compile (never on a warm run).
+  static std::atomic<bool> swept{false};
+  if (!swept.exchange(true)) sweep_stale_temps(dir_);
   return dir_ /
          (".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + std::string(suffix));
 }

@@ -188,6 +188,14 @@ Value number_op(PyOp op, const Value& a, const Value& b) {
 }
 
 Value repeat_seq(const Value& seq, int64_t n) {
+  // Python raises MemoryError when the result cannot be allocated; .tg says so up front for
+  // anything past 2**30 items rather than grow toward the machine's memory.
+  constexpr int64_t kMaxItems = int64_t(1) << 30;
+  int64_t each = seq.kind == VKind::Str || seq.kind == VKind::Bytes ? int64_t(seq.s().size())
+                                                                    : int64_t(seq.items().size());
+  if (n > 0 && each > 0 && n > kMaxItems / each)
+    raise("MemoryError", "repeating a sequence of " + std::to_string(each) + " items " + std::to_string(n) +
+                             " times is past .tg's limit of 2**30 items");
   if (seq.kind == VKind::Str || seq.kind == VKind::Bytes) {
     std::string r;
     for (int64_t k = 0; k < n; ++k) r += seq.s();

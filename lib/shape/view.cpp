@@ -178,6 +178,8 @@ View View::create(const Shape& shape, std::optional<Shape> strides, int64_t offs
   Shape st = strides && !strides->empty() ? canonicalize_strides(shape, *strides) : strides_for_shape(shape);
   check(st.size() == shape.size(), "AssertionError", "strides and shape must have the same length");
   check(!mask || mask->size() == shape.size(), "AssertionError", "mask and shape must have the same length");
+  // tinygrad 0.9.1 lets e.g. Tensor.ones(-2) through until it fails to index it at realize
+  for (int64_t d : shape) check(d >= 0, "AssertionError", "negative dimension in shape " + shape_repr(shape));
   if (has_zero(shape)) return View{shape, Shape(shape.size(), 0), 0, std::nullopt, true};
   if (mask) { // an all-covering mask is no mask
     bool full = true;

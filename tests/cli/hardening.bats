@@ -149,3 +149,22 @@ PY
   [ "$status" -eq 0 ]
   expect_eq "$out" "$plain"
 }
+
+@test "a script repeating a sequence past 2**30 items is a MemoryError, not a hang" {
+  printf 'x = "a" * 10**12\n' >s.tg
+  run_split tg-trace s.tg
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-trace: s.tg:1: MemoryError: repeating a sequence of 1 items 1000000000000 times is past .tg's limit of 2**30 items"
+  printf 'x = [0, 1] * 2**40\n' >l.tg
+  run_split tg-trace l.tg
+  [ "$status" -eq 1 ]
+  [[ "$err" == "tg-trace: l.tg:1: MemoryError: "* ]]
+}
+
+@test "a negative dimension stops tg-trace, not a later tool" {
+  printf 'output("y", Tensor.ones(-2))\n' >n.tg
+  run_split tg-trace n.tg
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-trace: n.tg:1: AssertionError: negative dimension in shape (-2,)"
+  expect_eq "$out" ""
+}

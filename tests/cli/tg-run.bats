@@ -343,3 +343,33 @@ COUNTER=$'c = Tensor.zeros(3).contiguous().realize()\nc += 1\noutput("loss", c.s
     expect_contains "$out" "[0. 3. 6. 9.]"
   done
 }
+
+@test "temporaries a killed compile left in the cache are swept on the next compile" {
+  printf '%s\n' "output('y', Tensor.ones(4) * 3)" >k.tg
+  tg-trace k.tg | tg-schedule | tg-codegen -o p.bin
+  tg-run p.bin >/dev/null # creates the cache folder
+  dir="$(dirname "$(find "$TG_CACHE_DIR" -name '*.so' | head -1)")"
+  rm -f "$dir"/*.so
+  # a dead process's (PIDs stop below 2^22), an hour old; a live one's (this shell), as old
+  touch -d '1 hour ago' "$dir/.tmp-2147483000-0.so" "$dir/.tmp-$$-0.so"
+  touch -d '2 days ago' "$dir/.tmp-$$-1.so"
+  tg-run p.bin >/dev/null
+  [ ! -e "$dir/.tmp-2147483000-0.so" ]
+  [ -e "$dir/.tmp-$$-0.so" ]
+  [ ! -e "$dir/.tmp-$$-1.so" ]
+}
+
+@test "many tg-run processes share one cold compile cache safely" {
+  printf '%s\n' "x = input('x', (4,))" "output('y', (x * 3).sum())" >k.tg
+  "$PYTHON" -c "import numpy as np; np.save('x.npy', np.arange(4, dtype=np.float32))"
+  for d in CLANG LLVM; do
+    tg-trace k.tg | tg-schedule | tg-codegen --device "$d" -o "p-$d.bin"
+    for i in 1 2 3 4 5 6; do tg-run "p-$d.bin" --in x=x.npy >"out-$d-$i.txt" 2>"err-$d-$i.txt" & done
+    wait
+    for i in 1 2 3 4 5 6; do
+      expect_eq "$(cat "out-$d-$i.txt")" $'y: shape=() dtype=float32\n18.'
+      expect_eq "$(cat "err-$d-$i.txt")" ""
+    done
+  done
+  [ -z "$(find "$TG_CACHE_DIR" -name '.tmp-*')" ]
+}
