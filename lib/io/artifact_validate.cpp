@@ -3,6 +3,7 @@
 // sources before their users, shapes non-negative, views inside their buffers, data sizes
 // that match, op arities and arguments of the right kind.
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <unordered_map>
 
@@ -357,9 +358,9 @@ void validate_program(const Program& p) {
     for (auto* dims : {&kernel.global_size, &kernel.local_size}) {
       const char* name = dims == &kernel.global_size ? "global_size" : "local_size";
       check(!dims->empty() && dims->size() <= 3, where, std::string(name) + " needs 1 to 3 dimensions");
+      // kernels index with 32-bit ints, and host launches pass the split range as int32
       for (int64_t d : *dims)
-        check(d >= 1 && d <= kMaxElements, where,
-              std::string(name) + " " + str(*dims) + " has a bad dimension");
+        check(d >= 1 && d <= INT32_MAX, where, std::string(name) + " " + str(*dims) + " has a bad dimension");
     }
   }
 }

@@ -206,6 +206,26 @@ TEST(NpyErrors, malformed_headers_are_refused) {
   EXPECT_EQ(error_of([&] { read_npy_bytes(bytes, "x.npy"); }),
             "x.npy: malformed .npy header (needs 'descr', 'fortran_order' and 'shape')");
 }
+// Sizes are checked before they can wrap: 2**32 * (2**32 + 1) * 4 bytes is 2**66 + 2**34, which
+// int64 arithmetic would wrap to 2**34 (issue 11).
+TEST(NpyErrors, a_shape_past_64_bits_is_too_large_not_wrapped) {
+  std::string bytes = kFloat32_2x3;
+  std::string huge = "(4294967296, 4294967297)";
+  bytes.replace(bytes.find("(2, 3)"), 6, huge);
+  bytes.erase(bytes.find("    "), huge.size() - 6); // keep the header length
+  EXPECT_EQ(error_of([&] { read_npy_bytes(bytes, "x.npy"); }),
+            "x.npy: array too large: shape (4294967296, 4294967297)");
+}
+// A zero anywhere makes the array empty, however large the other dimensions.
+TEST(NpyNumpy, a_zero_after_huge_dimensions_is_empty) {
+  std::string bytes = kFloat32_2x3.substr(0, kFloat32_2x3.size() - 24);
+  std::string shape = "(4611686018427387904, 0)";
+  bytes.replace(bytes.find("(2, 3)"), 6, shape);
+  bytes.erase(bytes.find("    "), shape.size() - 6);
+  HostBuffer b = read_npy_bytes(bytes, "x.npy");
+  EXPECT_EQ(b.shape, (Shape{4611686018427387904, 0}));
+  EXPECT_TRUE(b.data.empty());
+}
 TEST(NpyErrors, buffer_size_must_match_shape_when_writing) {
   EXPECT_EQ(error_of([] {
               npy_bytes(HostBuffer{DType::Int32, {2}, {1, 2, 3}}, "x.npy");
