@@ -364,9 +364,14 @@ COUNTER=$'c = Tensor.zeros(3).contiguous().realize()\nc += 1\noutput("loss", c.s
   "$PYTHON" -c "import numpy as np; np.save('x.npy', np.arange(4, dtype=np.float32))"
   for d in CLANG LLVM; do
     tg-trace k.tg | tg-schedule | tg-codegen --device "$d" -o "p-$d.bin"
-    # 3>&-: a background job holding Bats' fd 3 would keep the test from ending
-    for i in 1 2 3 4 5 6; do tg-run "p-$d.bin" --in x=x.npy >"out-$d-$i.txt" 2>"err-$d-$i.txt" 3>&- & done
-    wait
+    # 3>&-: a background job holding Bats' fd 3 would keep the test from ending; wait for these
+    # jobs only (a bare `wait` would also wait for Bats' own BATS_TEST_TIMEOUT watchdog)
+    pids=()
+    for i in 1 2 3 4 5 6; do
+      tg-run "p-$d.bin" --in x=x.npy >"out-$d-$i.txt" 2>"err-$d-$i.txt" 3>&- &
+      pids+=($!)
+    done
+    wait "${pids[@]}"
     for i in 1 2 3 4 5 6; do
       expect_eq "$(cat "out-$d-$i.txt")" $'y: shape=() dtype=float32\n18.'
       expect_eq "$(cat "err-$d-$i.txt")" ""
