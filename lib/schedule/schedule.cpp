@@ -236,6 +236,30 @@ void Scheduler::pair_reduces() {
       for (NodeId d : descendants)
         if (group.insert(d).second) order.push_back(d);
     }
+    // A kernel that writes a buffer may read no other buffer that an assign writes next: that
+    // write is another kernel's, and this one must run before it (schedule.py's assign_targets).
+    if (!forced && std::any_of(order.begin(), order.end(), [&](NodeId x) { return n(x).op == Op::ASSIGN; })) {
+      // Nor may one kernel write two versions of a buffer: a reduce shared by two steps of a
+      // program (hash-consing makes a gradient that no state feeds one node) would group
+      // both steps' assigns.
+      std::unordered_set<NodeId> written;
+      for (NodeId x : order)
+        if (n(x).op == Op::ASSIGN && !written.insert(g_.storage(x)).second) forced = true, can_chase = false;
+      std::vector<NodeId> parents{r};
+      parents.insert(parents.end(), order.begin(), order.end());
+      std::unordered_set<NodeId> seen;
+      while (!parents.empty() && !forced) {
+        NodeId p = base(parents.back());
+        parents.pop_back();
+        if (!seen.insert(p).second) continue;
+        if (realized(p) || realizes_.contains(p)) {
+          if (auto at = next_writer_.find(p); at != next_writer_.end() && !group.count(at->second))
+            forced = true, can_chase = false;
+          continue;
+        }
+        parents.insert(parents.end(), n(p).srcs.begin(), n(p).srcs.end());
+      }
+    }
     if (forced) {
       NodeId tr = r;
       if (can_chase) {
