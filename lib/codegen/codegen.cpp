@@ -69,6 +69,23 @@ std::vector<int64_t> dims3(const std::vector<int64_t>& d) {
   return out;
 }
 
+// tinygrad's custom_random: nothing to compile; tg-run fills the buffer on the host.
+ProgramKernel random_kernel(const ScheduleKernel& sk, const Schedule& s) {
+  const ConstBuffer& cb = std::get<ConstBuffer>(sk.ast[0]->arg);
+  ProgramKernel pk;
+  pk.name = "custom_random";
+  pk.custom = "random";
+  pk.seed = cb.val.as_int();
+  pk.bufs = sk.bufs;
+  for (size_t i = 0; i < sk.bufs.size(); ++i) {
+    const BufferInfo& b = s.buffers.at(size_t(sk.bufs[i]));
+    pk.extents.push_back(i == 0 ? size_mul(b.size, int64_t(itemsize(b.dtype))) : int64_t(8));
+  }
+  pk.init = sk.init;
+  pk.work = prod(cb.st.shape());
+  return pk;
+}
+
 } // namespace
 
 LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std::string& function_name) {
@@ -113,6 +130,10 @@ Program codegen_schedule(const Schedule& s, const Renderer& renderer, const Code
   p.states = s.states;
   std::map<std::string, int> seen; // tinygrad suffixes repeated names: E_4, E_4n1, E_4n2
   for (const ScheduleKernel& sk : s.kernels) {
+    if (sk.ast.size() == 1 && sk.ast[0]->op == Op::CUSTOM) {
+      p.kernels.push_back(random_kernel(sk, s));
+      continue;
+    }
     Kernel k(sk.ast, renderer.opts());
     if (options.optimize) k.hand_coded_optimizations();
     std::string name = k.name();

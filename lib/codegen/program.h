@@ -22,7 +22,11 @@ struct ProgramKernel {
   std::vector<int64_t> global_size{1, 1, 1};
   std::vector<int64_t> local_size{1, 1, 1};
   bool init = false; // computes a state's first value (see ScheduleKernel::init)
-  int64_t work = 0;  // loop iterations in all (prod of the full shape): a cost estimate
+  // "" for a compiled kernel; "random": no source, tg-run fills bufs[0] with numpy's
+  // default_rng(seed) numbers (tinygrad's custom_random), the seed plus bufs[1]'s int64 if any.
+  std::string custom;
+  int64_t seed = 0;
+  int64_t work = 0; // loop iterations in all (prod of the full shape): a cost estimate
 };
 
 struct Program {

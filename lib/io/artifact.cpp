@@ -386,6 +386,8 @@ template <class A> void put_program(A& ar, const Program& p) {
       put_ints(b, "local_size", k.local_size);
       field(b, "init", k.init);
       field(b, "work", k.work);
+      put_string(b, "custom", k.custom);
+      field(b, "seed", k.seed);
     });
   });
   put_named(ar, "inputs", p.inputs);
@@ -408,6 +410,8 @@ template <class A> Program get_program(A& ar) {
       k.local_size = get_ints<int64_t>(b, "local_size");
       k.init = get<bool>(b, "init");
       k.work = get<int64_t>(b, "work");
+      k.custom = get_string(b, "custom");
+      k.seed = get<int64_t>(b, "seed");
       p.kernels.push_back(std::move(k));
     });
   });

@@ -209,6 +209,24 @@ private:
   std::unordered_map<const LazyOp*, Shape> shapes_;
 };
 
+// A random-fill kernel's buffers: the output (its dtype and size), then an optional seed buffer
+// holding one int64.
+void check_custom_buffers(const std::vector<int>& bufs, DType dtype, int64_t size,
+                          const std::unordered_map<int, const BufferInfo*>& by_id, const Checker& check,
+                          const std::string& where) {
+  check(bufs.size() == 1 || bufs.size() == 2, where,
+        "a random kernel has an output and at most a seed buffer");
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    auto it = by_id.find(bufs[i]);
+    check(it != by_id.end(), where, "buffer " + std::to_string(bufs[i]) + " does not exist");
+    const BufferInfo& b = *it->second;
+    if (i == 0)
+      check(b.dtype == dtype && b.size == size, where, "its output buffer does not match its dtype and size");
+    else
+      check(b.dtype == DType::Int64 && b.size >= 1, where, "its seed buffer must hold an int64");
+  }
+}
+
 } // namespace
 
 void validate_graph(const Graph& g) {
@@ -237,6 +255,16 @@ void validate_graph(const Graph& g) {
         check(g.nodes[s].shape == n.shape, where,
               "source " + std::to_string(s) + " has shape " + str(g.nodes[s].shape) + ", expected " +
                   str(n.shape));
+    if (n.op == Op::CUSTOM) {
+      // custom_random: its seed in the arg, plus the value of a one-element int64 seed buffer
+      // when it has a source.
+      const Scalar* seed = std::get_if<Scalar>(&n.arg);
+      check(seed && seed->kind == Scalar::Kind::Int, where, "needs an int seed argument");
+      check(n.srcs.size() <= 1, where, "needs at most one source (its seed buffer)");
+      for (NodeId s : n.srcs)
+        check(g.nodes[s].dtype == DType::Int64 && g.nodes[s].shape == Shape{1}, where,
+              "its seed source must be one int64");
+    }
     if (n.op == Op::ASSIGN) {
       const ShapeTracker* part = std::get_if<ShapeTracker>(&n.arg);
       if (part) {
@@ -312,6 +340,14 @@ void validate_schedule(const Schedule& s) {
       check(it != by_id.end(), where, "buffer " + std::to_string(id) + " does not exist");
       sizes.push_back(it->second->size);
     }
+    if (!kernel.ast.empty() && kernel.ast[0] && kernel.ast[0]->op == Op::CUSTOM) {
+      const LazyOp& root = *kernel.ast[0];
+      const ConstBuffer* cb = std::get_if<ConstBuffer>(&root.arg);
+      check(kernel.ast.size() == 1 && root.src.empty() && cb && cb->val.kind == Scalar::Kind::Int, where,
+            "a CUSTOM kernel is one CUSTOM op with an int seed");
+      check_custom_buffers(kernel.bufs, cb->dtype, prod(cb->st.shape()), by_id, check, where);
+      continue;
+    }
     AstChecker ast(check, where, sizes);
     for (const LazyOpPtr& root : kernel.ast) {
       check(root != nullptr, where, "null ast root");
@@ -348,6 +384,15 @@ void validate_program(const Program& p) {
                 ", which holds " + std::to_string(bytes));
     }
     check(kernel.work >= 0, where, "bad work estimate");
+    if (!kernel.custom.empty()) {
+      check(kernel.custom == "random" && kernel.src.empty(), where,
+            "unknown custom kernel '" + kernel.custom + "' (tg knows 'random', with no source)");
+      check(!kernel.bufs.empty() && by_id.count(kernel.bufs[0]), where,
+            "a random kernel needs an output buffer");
+      const BufferInfo& out = *by_id.at(kernel.bufs[0]);
+      check_custom_buffers(kernel.bufs, out.dtype, out.size, by_id, check, where);
+      continue;
+    }
     for (const std::string& v : kernel.vars) {
       bool var_ident = !v.empty() && !(v[0] >= '0' && v[0] <= '9');
       for (char c : v)

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "device/registry.h"
+#include "random/numpy_rng.h"
 #include "util/error.h"
 
 namespace tg {
@@ -57,9 +58,26 @@ LaunchDims launch_dims(const ProgramKernel& k) {
   return d;
 }
 
+// What the device compiles: the kernels with source (a random kernel runs on the host), and no
+// buffer data, which no compiler reads.
+Program device_part(const Program& p) {
+  Program d;
+  d.device = p.device;
+  for (const ProgramKernel& k : p.kernels)
+    if (k.custom.empty()) d.kernels.push_back(k);
+  return d;
+}
+
+bool has_custom(const Program& p) {
+  return std::any_of(p.kernels.begin(), p.kernels.end(),
+                     [](const ProgramKernel& k) { return !k.custom.empty(); });
+}
+
 } // namespace
 
-CompiledProgram compile_program(const Program& p) { return device(p.device).compiler().compile(p); }
+CompiledProgram compile_program(const Program& p) {
+  return device(p.device).compiler().compile(has_custom(p) ? device_part(p) : p);
+}
 
 // Device memory of the program's buffers, freed through the device's allocator.
 struct ProgramRun::Memory {
@@ -75,18 +93,20 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
     : p_(p), device_(device(p.device)) {
   check_names("input", p.inputs, inputs, true);
   for (const NamedBuffer& nb : p.inputs) check_binding("input", nb, inputs.at(nb.name));
-  compiled_ = device_.compiler().compile(p);
+  if (has_custom(p)) device_program_ = device_part(p);
+  const Program& dp = device_program_ ? *device_program_ : p;
+  compiled_ = device_.compiler().compile(dp);
   mem_ = std::make_unique<Memory>(device_.allocator());
   try {
-    loaded_ = device_.load(p, compiled_);
+    loaded_ = device_.load(dp, compiled_);
   } catch (const Error&) {
     if (!compiled_.cache_hit) throw;
     // A damaged cache entry (truncated by a full disk, or written by another version) would
     // fail every later run: rebuild it once.
     std::error_code ec;
     std::filesystem::remove(compiled_.file, ec);
-    compiled_ = device_.compiler().compile(p);
-    loaded_ = device_.load(p, compiled_);
+    compiled_ = device_.compiler().compile(dp);
+    loaded_ = device_.load(dp, compiled_);
   }
   for (const BufferInfo& b : p.buffers) {
     size_t bytes = size_t(b.size) * size_t(itemsize(b.dtype));
@@ -100,8 +120,10 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
     }
   }
   for (const NamedBuffer& nb : p.inputs) copy_in(nb, inputs.at(nb.name));
+  int device_index = 0;
   for (size_t i = 0; i < p.kernels.size(); ++i) {
     const ProgramKernel& k = p.kernels[i];
+    device_index_.push_back(k.custom.empty() ? device_index++ : -1);
     std::vector<void*> args;
     for (int id : k.bufs) {
       auto it = mem_->buffers.find(id);
@@ -157,7 +179,30 @@ void ProgramRun::load_states(const std::map<std::string, HostBuffer>& states) {
   states_ready_ = true;
 }
 
-void ProgramRun::launch(size_t i) { loaded_->launch(i, args_[i].data(), vars_[i].data(), dims_[i]); }
+void ProgramRun::launch(size_t i) {
+  if (device_index_[i] >= 0)
+    return loaded_->launch(size_t(device_index_[i]), args_[i].data(), vars_[i].data(), dims_[i]);
+  fill_random(i);
+}
+
+// tinygrad's custom_random: the buffer gets numpy's default_rng(seed) numbers, made on the host
+// and copied in (as Buffer.copyin does), the seed read from the device when it is a buffer.
+void ProgramRun::fill_random(size_t i) {
+  const ProgramKernel& k = p_.kernels[i];
+  int64_t seed = k.seed;
+  if (k.bufs.size() > 1) {
+    int64_t base = 0;
+    loaded_->synchronize();
+    mem_->allocator.copyout(&base, args_[i][1], sizeof base);
+    seed += base;
+  }
+  if (seed < 0) fail("ValueError", "expected non-negative integer");
+  const BufferInfo& out = buffer_by_id(p_, k.bufs[0]);
+  std::vector<uint8_t> data(size_t(out.size) * size_t(itemsize(out.dtype)));
+  numpy_random_fill(uint64_t(seed), out.dtype, size_t(out.size), data.data());
+  loaded_->synchronize();
+  mem_->allocator.copyin(args_[i][0], data.data(), data.size());
+}
 
 void ProgramRun::launch_range(bool init, const RunOptions& options) {
   for (size_t i = 0; i < p_.kernels.size(); i++) {

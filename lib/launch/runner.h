@@ -5,6 +5,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +53,7 @@ private:
   HostBuffer copy_out(const NamedBuffer& nb) const;
   void launch_range(bool init, const RunOptions& options);
   void launch(size_t i);
+  void fill_random(size_t i);
 
   const Program& p_;
   Device& device_;
@@ -61,7 +63,9 @@ private:
   std::vector<std::vector<void*>> args_;   // each kernel's buffer handles
   std::vector<std::vector<int32_t>> vars_; // each kernel's int parameters
   std::vector<LaunchDims> dims_;
-  std::vector<bool> in_place_; // the kernel writes a state or an input
+  std::optional<Program> device_program_; // p_ less its random kernels, when it has some
+  std::vector<int> device_index_;         // each kernel's index in the device's program; -1: random
+  std::vector<bool> in_place_;            // the kernel writes a state or an input
   bool states_ready_ = false;
 };
 

@@ -76,6 +76,9 @@ public:
     return nodes_[b].op == Op::ASSIGN ? nodes_[b].srcs[1] : b;
   }
   void force_realize(NodeId id) { nodes_[id].forced_realize = true; }
+  // A random draw (CUSTOM) gets its seed when tinygrad would realize it, after the node exists:
+  // the one arg set late. The node stays interned under its pending arg, which is unique.
+  void set_draw_seed(NodeId id, int64_t seed) { nodes_[id].arg = Scalar::of_int(seed); }
 
   // lazy.py's contiguous_child: base -> (its contiguous copy, the view that maps back), so later
   // ops on the base read the copy instead of recomputing it.

@@ -19,7 +19,9 @@ public:
   Optimizer(const std::vector<Tensor>& params, double lr);
   virtual ~Optimizer() = default;
   void zero_grad();
-  void step() { schedule_step(); } // realize: the assigns are the program's effects
+  // Tensor.realize(*schedule_step()): the assigns are the program's effects; draws they reach
+  // are seeded now, as tinygrad realizes them here.
+  void step() { Tensor::realize_draws(schedule_step()); }
   std::vector<Tensor> schedule_step();
 
   std::vector<Tensor> params;  // requires_grad, deduplicated

@@ -345,8 +345,21 @@ PreItem Scheduler::schedule_group(const std::vector<NodeId>& group) {
   PreItem item;
   item.outputs = group;
   const LazyNode& first = n(group[0]);
-  check(first.op != Op::CUSTOM, "RuntimeError",
-        std::string("cannot schedule ") + std::string(op_name(first.op)) + " yet");
+  if (first.op == Op::CUSTOM) {
+    // tinygrad's custom_random: no kernel source, the runtime fills the buffer. The AST is the
+    // CUSTOM op alone, its seed (absolute, or an offset from the seed buffer it reads) a
+    // ConstBuffer over the output's shape.
+    check(group.size() == 1, "RuntimeError", "can't schedule a group of LoadOps.CUSTOM");
+    for (NodeId s : first.srcs) {
+      check(realized(s) || realizes_.contains(base(s)), "RuntimeError",
+            "a random buffer's seed must be a buffer");
+      item.inputs.push_back(base(s));
+    }
+    item.ast.push_back(LazyOp::make(
+        Op::CUSTOM, {},
+        ConstBuffer{std::get<Scalar>(first.arg), first.dtype, ShapeTracker::from_shape(first.shape)}));
+    return item;
+  }
   for (size_t i = 0; i < group.size(); ++i) {
     NodeId out = group[i];
     auto rit = reduce_for_op_.find(out);

@@ -448,6 +448,7 @@ void register_pipeline(Registry& r) {
                 "output '" + name + "' must be a Tensor, a number or a list, not '" + type_name(a[1]) + "'");
         Value t = a[1].kind == VKind::Tensor ? a[1] : tensor_from_data(a[1], std::nullopt, std::nullopt);
         // The value now, as the oracle's t.numpy() at this call: a later assign() does not change it.
+        Tensor::realize_draws({t.t()});
         in.outputs.emplace_back(name, t.t().snapshot());
         return Value();
       });
@@ -458,6 +459,7 @@ void register_pipeline(Registry& r) {
         auto one = [](const std::string& name, const Value& v) {
           if (v.kind != VKind::Tensor)
             raise("TypeError", "state '" + name + "' must be a Tensor, not '" + type_name(v) + "'");
+          Tensor::realize_draws({v.t()});
           v.t().realize(name);
         };
         if (a[0].kind == VKind::Dict) {

@@ -451,6 +451,7 @@ Index tensor_index(const Value& v) {
   case VKind::Tensor:
     return Index::of_tensor(v.t());
   case VKind::List:
+  case VKind::Tuple: // inside an index, tinygrad makes tuples and lists Tensors alike
     return Index::of_tensor(tensor_from_data(v, std::nullopt, std::nullopt).t());
   default:
     raise("IndexError", repr(v) + " indexing is not supported");
@@ -460,7 +461,11 @@ Index tensor_index(const Value& v) {
 
 std::vector<Index> tensor_indices(const Value& index) {
   std::vector<Index> idx;
-  if (index.kind == VKind::Tuple) {
+  // _getitem: a list of ints is one Tensor index; any other list is a sequence of indices
+  bool all_int = index.kind == VKind::List;
+  if (all_int)
+    for (auto& v : index.items()) all_int = all_int && v.is_intlike(); // bools are ints in Python
+  if (index.kind == VKind::Tuple || (index.kind == VKind::List && !all_int)) {
     for (auto& v : index.items()) idx.push_back(tensor_index(v));
   } else {
     idx.push_back(tensor_index(index));

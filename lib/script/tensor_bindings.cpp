@@ -466,12 +466,14 @@ void register_methods(Registry& r) {
   // state: realize() makes a tensor a buffer of the program that outlives a run
   m(
       "realize", "self, *lst, do_update_stats=True", +[](Interp&, Args& a) {
-        Tensor(self(a)).realize(); // a copy of the handle: the same tensor
+        std::vector<Tensor> all{self(a)};
         for (const Value& v : a[1].items()) {
           if (v.kind != VKind::Tensor)
             raise("AttributeError", "'" + type_name(v) + "' object has no attribute 'lazydata'");
-          v.t().realize();
+          all.push_back(v.t());
         }
+        Tensor::realize_draws(all);                // one schedule in tinygrad
+        for (Tensor& t : all) Tensor(t).realize(); // copies of the handles: the same tensors
         return a[0];
       });
   m(

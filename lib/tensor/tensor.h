@@ -96,12 +96,18 @@ public:
   Tensor zeros_like(std::optional<DType> dtype = std::nullopt) const;
   Tensor ones_like(std::optional<DType> dtype = std::nullopt) const;
 
-  // --- random (threefry, bit-exact with tinygrad 0.9.1 run with THREEFRY=1) ---
+  // --- random (bit-exact with tinygrad 0.9.1: numpy's default_rng, or threefry with THREEFRY=1) ---
   static void manual_seed(int64_t seed = 0);
+  // Which generator rand() uses: THREEFRY in the environment (tinygrad's helpers.THREEFRY).
+  static bool threefry();
+  static void set_threefry(bool on);
   // A traced program's bounds: once it has states, random draws count from a state that
   // end_program() advances, so each tg-run step draws new numbers (tinygrad's counter).
   static void begin_program();
   static void end_program();
+  // tinygrad realizes `ts` here (output(), realize(), an optimizer step): default-mode draws
+  // they reach get their seeds now, in the order tinygrad's schedule runs them.
+  static void realize_draws(const std::vector<Tensor>& ts);
   static Tensor rand(const Shape& shape, std::optional<DType> dtype = std::nullopt);
   static Tensor randn(const Shape& shape, std::optional<DType> dtype = std::nullopt);
   static Tensor randint(const Shape& shape, int64_t low = 0, int64_t high = 10);

@@ -170,6 +170,8 @@ Tensor Tensor::cat(const std::vector<Tensor>& others, int dim_in) const {
     for (int k = 0; ok && k < ndim(); ++k) ok = k == dim || y.shape()[k] == shape()[k];
     check(ok, "AssertionError", "");
   }
+  // _resolve_dim lets dim 0 through on a 0-d tensor; cat_dims' s.shape[dim] then fails
+  check(ndim() > 0, "IndexError", "tuple index out of range");
   std::vector<Tensor> args{*this};
   args.insert(args.end(), others.begin(), others.end());
   int64_t total = 0;

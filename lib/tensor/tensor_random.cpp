@@ -1,8 +1,14 @@
-// Random numbers: tinygrad 0.9.1's threefry rand (THREEFRY=1), bit-exact, with its global seed
-// and counter; randn by Box-Muller, randint/uniform/normal and the initializers on top.
+// Random numbers, bit-exact with tinygrad 0.9.1 in both its modes: by default numpy's
+// default_rng (custom_random: a CUSTOM buffer tg-run fills), with THREEFRY=1 in the environment
+// the threefry kernels with their global seed and counter; randn by Box-Muller,
+// randint/uniform/normal and the initializers on top.
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
+#include <limits>
 #include <numbers>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "tensor/tensor_impl.h"
 #include "util/error.h"
@@ -18,6 +24,14 @@ struct RngState {
   // (step_base) on the first step and is advanced by the draws of each step.
   std::optional<Tensor> step_counter;
   uint32_t step_base = 0;
+  // The same for the default mode's seed: the state "_seed" holds Tensor._seed at the start of
+  // a step (seed_base at trace time), and each draw of the step adds its offset.
+  std::optional<Tensor> step_seed;
+  int64_t seed_base = 0;
+  // Draws made but not yet seeded, in creation order, and the nodes realize points have walked.
+  std::vector<NodeId> pending;
+  std::unordered_set<NodeId> pending_set, walked;
+  int64_t pending_serial = 0;
 };
 RngState& rng() {
   static RngState state;
@@ -25,6 +39,47 @@ RngState& rng() {
 }
 
 Scalar in(int64_t v) { return Scalar::of_int(v); }
+
+// tinygrad reads THREEFRY from the environment when it is imported.
+bool& threefry_flag() {
+  static bool on = [] {
+    const char* v = std::getenv("THREEFRY");
+    return v && std::atoll(v) != 0;
+  }();
+  return on;
+}
+bool threefry_mode() { return threefry_flag(); }
+
+// custom_random: Tensor._seed += 1 and numpy's default_rng(Tensor._seed) fills the buffer.
+// tinygrad bumps the seed when the buffer is realized, so a draw is made pending (a unique
+// placeholder arg) and seeded at the realize point that reaches it (realize_draws).
+Tensor custom_rand(const Shape& shape, DType dtype) {
+  RngState& st = rng();
+  std::vector<LazyBuffer> srcs;
+  if (!lazy_graph().states().empty()) {
+    // A step that tg-run may repeat: the draw's seed is the state "_seed" plus an offset.
+    if (!st.step_seed) {
+      st.seed_base = st.seed;
+      Tensor first = Tensor::from_list({Scalar::of_int(st.seed_base)}, {1}, DType::Int64, false);
+      st.step_seed = Tensor(first.lazydata(), false).realize("_seed");
+    }
+    srcs.push_back(st.step_seed->lazydata());
+  }
+  Scalar pending = Scalar::of_int(std::numeric_limits<int64_t>::min() + ++st.pending_serial);
+  LazyBuffer draw = LazyBuffer::loadop(Op::CUSTOM, shape, dtype, pending, srcs);
+  st.pending.push_back(draw.id());
+  st.pending_set.insert(draw.id());
+  return Tensor(draw);
+}
+
+void seed_draw(NodeId id) {
+  RngState& st = rng();
+  if (!st.pending_set.erase(id)) return;
+  st.seed += 1;
+  if (st.seed < 0) fail("ValueError", "expected non-negative integer");
+  bool relative = !lazy_graph()[id].srcs.empty();
+  lazy_graph().set_draw_seed(id, relative ? st.seed - st.seed_base : st.seed);
+}
 Scalar fl(double v) { return Scalar::of_float(v); }
 
 Tensor uniform_impl(const Shape& shape, const Scalar& low, const Scalar& high, DType dtype) {
@@ -33,15 +88,57 @@ Tensor uniform_impl(const Shape& shape, const Scalar& low, const Scalar& high, D
 
 } // namespace
 
+bool Tensor::threefry() { return threefry_mode(); }
+void Tensor::set_threefry(bool on) { threefry_flag() = on; }
+
 void Tensor::manual_seed(int64_t seed) {
   rng().seed = seed;
   rng().counter = 0;
 }
 
-void Tensor::begin_program() { rng().step_counter.reset(); }
+void Tensor::realize_draws(const std::vector<Tensor>& ts) {
+  RngState& st = rng();
+  if (st.pending_set.empty()) return;
+  const LazyGraph& g = lazy_graph();
+  // schedule.py's order: the outputs' own bases first, then its pre-order walk (_recurse_lb)
+  // in which custom_random kernels are met; they run first, in that order. A state tg made
+  // where tinygrad has a lazy value (an optimizer's parameters) is walked into its init.
+  std::unordered_map<NodeId, NodeId> init_of;
+  for (const GraphState& s : g.states()) init_of[s.node] = s.init;
+  for (const Tensor& t : ts) seed_draw(t.lazydata().base().id());
+  std::vector<NodeId> stack;
+  for (auto it = ts.rbegin(); it != ts.rend(); ++it) stack.push_back(it->lazydata().id());
+  while (!stack.empty() && !st.pending_set.empty()) {
+    NodeId id = stack.back();
+    stack.pop_back();
+    if (!st.walked.insert(id).second) continue;
+    const LazyNode& n = g[id];
+    if (n.op == Op::CUSTOM) seed_draw(id);
+    for (auto s = n.srcs.rbegin(); s != n.srcs.rend(); ++s) stack.push_back(*s);
+    if (auto init = init_of.find(id); init != init_of.end()) stack.push_back(init->second);
+  }
+}
+
+void Tensor::begin_program() {
+  RngState& st = rng();
+  st.step_counter.reset();
+  st.step_seed.reset();
+  st.pending.clear();
+  st.pending_set.clear();
+  st.walked.clear();
+}
 
 void Tensor::end_program() {
   RngState& st = rng();
+  // Draws no realize point reached are seeded in the order they were made.
+  for (NodeId id : st.pending) seed_draw(id);
+  st.pending.clear();
+  st.walked.clear();
+  if (st.step_seed) {
+    int64_t drawn = st.seed - st.seed_base;
+    if (drawn != 0) st.step_seed->assign(st.step_seed->add(in(drawn)));
+    st.step_seed.reset();
+  }
   if (!st.step_counter) return;
   uint32_t drawn = st.counter - st.step_base;
   if (drawn != 0) st.step_counter->assign(st.step_counter->add(in(drawn)));
@@ -50,6 +147,14 @@ void Tensor::end_program() {
 
 Tensor Tensor::rand(const Shape& shape, std::optional<DType> dtype) {
   int64_t num = prod(shape);
+  if (!threefry_mode()) {
+    // numpy fills bfloat16 through float (tinygrad draws float and casts)
+    if (dtype.value_or(kDefaultFloat) == DType::BFloat16)
+      return rand(shape, DType::Float32).cast(DType::BFloat16);
+    // a size-0 buffer is a CONST in lazy.py: nothing is drawn
+    if (num == 0) return zeros(shape, dtype);
+    return custom_rand(shape, dtype.value_or(kDefaultFloat));
+  }
   if (num == 0) return zeros(shape, dtype);
   RngState& st = rng();
   int64_t half = py::ceildiv(num, 2);

@@ -285,16 +285,33 @@ COUNTER=$'c = Tensor.zeros(3).contiguous().realize()\nc += 1\noutput("loss", c.s
 }
 
 @test "tg-run --steps 3 draws the random numbers a three-iteration loop draws" {
-  program $'Tensor.manual_seed(11)\nw = Tensor.ones(6).contiguous().realize()\nw.assign(w + Tensor.rand(6))\noutput("w", w)'
-  run_split tg-run p.bin --steps 3
-  [ "$status" -eq 0 ]
-  stepped="$out"
-  program $'Tensor.manual_seed(11)\nw = Tensor.ones(6)\nfor i in range(3):\n  w = w + Tensor.rand(6)\noutput("w", w)'
-  run_split tg-run p.bin
-  [ "$status" -eq 0 ]
-  expect_eq "$stepped" "$out"
+  # both of tinygrad's generators: numpy's default_rng (a seed state) and THREEFRY=1 (a counter)
+  for threefry in 0 1; do
+    export THREEFRY=$threefry
+    program $'Tensor.manual_seed(11)\nw = Tensor.ones(6).contiguous().realize()\nw.assign(w + Tensor.rand(6))\noutput("w", w)'
+    run_split tg-run p.bin --steps 3
+    [ "$status" -eq 0 ]
+    stepped="$out"
+    program $'Tensor.manual_seed(11)\nw = Tensor.ones(6)\nfor i in range(3):\n  w = w + Tensor.rand(6)\noutput("w", w)'
+    run_split tg-run p.bin
+    [ "$status" -eq 0 ]
+    expect_eq "$stepped" "$out"
+  done
 }
 
+@test "tg-run --save-state keeps the random generator's place: 2 + 1 steps draw what 3 steps draw" {
+  for threefry in 0 1; do
+    export THREEFRY=$threefry
+    program $'Tensor.manual_seed(3)\nw = Tensor.zeros(5).contiguous().realize()\nw.assign(w + Tensor.rand(5) + Tensor.randn(5))\noutput("w", w)'
+    run_split tg-run p.bin --steps 3
+    [ "$status" -eq 0 ]
+    three="$out"
+    tg-run p.bin --steps 2 --save-state s.safetensors >/dev/null
+    run_split tg-run p.bin --steps 1 --load-state s.safetensors
+    [ "$status" -eq 0 ]
+    expect_eq "$out" "$three"
+  done
+}
 @test "tg-run --out-dir writes all outputs or none" {
   printf '%s\n' "output('a', Tensor.ones(2))" "output('b', Tensor.ones(3) * 2)" >k.tg
   tg-trace k.tg | tg-schedule | tg-codegen -o p.bin

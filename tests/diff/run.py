@@ -5,7 +5,7 @@ through the tg pipeline, and the two must agree.
     .venv/bin/python tests/diff/run.py [-k PATTERN] [-j N] [--oracle-only] [-v]
 
 Phase 1 (oracle) runs every selected snippet in ONE Python process with tinygrad 0.9.1
-(THREEFRY=1, CLANG device). `input(name, shape, dtype)` makes deterministic data seeded by
+(CLANG device; its default random generator, or THREEFRY=1 for a snippet with a `# threefry` line). `input(name, shape, dtype)` makes deterministic data seeded by
 the name and saves it as NAME.npy in the snippet's work dir; `output(name, t)` records
 t.numpy(); with no output() call the last top-level expression statement's value is the
 output "out"; an exception records its type name, message and the snippet line.
@@ -60,7 +60,9 @@ PIPELINE_TIMEOUT_S = float(os.environ.get("TG_DIFF_TIMEOUT", "120"))  # per snip
 # every one but CLANG is dropped: the oracle always runs tinygrad's CLANG device.
 for _dev in ("PYTHON", "GPU", "LLVM", "CUDA", "NV", "AMD", "METAL", "HSA", "QCOM", "DISK", "NPY"):
     os.environ.pop(_dev, None)
-os.environ["THREEFRY"] = "1"
+# Random numbers come from tinygrad's default generator (numpy's default_rng) unless a snippet
+# has a `# threefry` header: then both sides run with THREEFRY=1.
+os.environ.pop("THREEFRY", None)
 os.environ["CLANG"] = "1"
 # tg-run puts every host buffer against a guard page: a kernel that reads or writes outside its
 # buffers fails its snippet with a report instead of passing by luck (TG_CHECK_BOUNDS=0: off).
@@ -84,6 +86,7 @@ class Snippet:
     expect_error: bool
     grad_args: list | None = None  # `# tg-grad: FLAGS`: piped through tg-grad with FLAGS
     setup: str | None = None  # `# setup: PYTHON` lines: run before both sides
+    threefry: bool = False  # `# threefry`: THREEFRY=1 on both sides
 
 
 def parse_setup(text: str):
@@ -214,6 +217,8 @@ def run_oracle(snip: Snippet) -> OracleResult:
            "output": output, "state": state, "__tg_expr__": expr, "__name__": "__tg__"}
     Tensor.training = False
     Tensor.no_grad = False
+    from tinygrad.helpers import THREEFRY
+    THREEFRY.value = int(snip.threefry)  # tensor.py reads it on each rand()
     try:
         exec(code, env)
         if not res.outputs:
@@ -298,6 +303,8 @@ def run_pipeline(snip: Snippet, oracle: OracleResult, bindir: Path, target: Targ
          [str(bindir / "tg-run"), *ins, "--out-dir", str(out)]),
     ]
     env = dict(os.environ)
+    if snip.threefry:
+        env["THREEFRY"] = "1"
     env.setdefault("TG_CACHE_DIR", str(ROOT / "build" / "diff" / "cache"))
     procs, errs = [], []
     prev = subprocess.DEVNULL
@@ -428,7 +435,7 @@ def main(argv=None) -> int:
         work.mkdir(parents=True)
         text = p.read_text()
         snippets.append(Snippet(p.stem, p, work, parse_tol(text), p.stem.startswith("error_"), parse_grad_args(text),
-                                parse_setup(text)))
+                                parse_setup(text), re.search(r"^#\s*threefry\s*$", text, re.M) is not None))
 
     failures: dict[str, str] = {}
     oracle: dict[str, OracleResult] = {}

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "device/registry.h"
 #include "codegen/codegen.h"
+#include "device/registry.h"
 #include "launch/runner.h"
 #include "schedule/schedule.h"
 #include "script/trace.h"
@@ -111,7 +111,8 @@ TEST(State, assign_checks_shape_and_dtype_like_tinygrad) {
 
 TEST(State, a_program_run_carries_states_across_steps_and_skips_init_when_loaded) {
   Program p = codegen_schedule(
-      schedule_script("c = Tensor.full((2,), 5.0).contiguous().realize()\nc += 1\noutput('c', c)"), device_renderer("CLANG"));
+      schedule_script("c = Tensor.full((2,), 5.0).contiguous().realize()\nc += 1\noutput('c', c)"),
+      device_renderer("CLANG"));
   {
     ProgramRun run(p, {});
     run.step();
@@ -132,12 +133,29 @@ TEST(State, a_program_run_carries_states_across_steps_and_skips_init_when_loaded
   EXPECT_EQ(error_of([&] { run.load_states({}); }), "missing state 'state.0'");
 }
 
-TEST(State, the_rng_counter_becomes_a_state_once_the_program_has_one) {
+TEST(State, the_default_generators_seed_becomes_a_state_once_the_program_has_one) {
+  bool was = Tensor::threefry();
+  Tensor::set_threefry(false);
   Graph plain = trace_script("Tensor.manual_seed(1)\noutput('r', Tensor.rand(4))", "t.tg");
   EXPECT_TRUE(plain.states.empty());
   Graph g = trace_script(
       "Tensor.manual_seed(1)\nw = Tensor.zeros(4).realize()\nw.assign(Tensor.rand(4))\noutput('w', w)",
       "t.tg");
+  Tensor::set_threefry(was);
+  ASSERT_EQ(g.states.size(), 2u);
+  EXPECT_EQ(g.states[1].name, "_seed");
+  EXPECT_EQ(g.assigns.size(), 2u); // w, and the seed advanced by the step's draws
+}
+
+TEST(State, the_rng_counter_becomes_a_state_once_the_program_has_one) {
+  bool was = Tensor::threefry();
+  Tensor::set_threefry(true);
+  Graph plain = trace_script("Tensor.manual_seed(1)\noutput('r', Tensor.rand(4))", "t.tg");
+  EXPECT_TRUE(plain.states.empty());
+  Graph g = trace_script(
+      "Tensor.manual_seed(1)\nw = Tensor.zeros(4).realize()\nw.assign(Tensor.rand(4))\noutput('w', w)",
+      "t.tg");
+  Tensor::set_threefry(was);
   ASSERT_EQ(g.states.size(), 2u);
   EXPECT_EQ(g.states[1].name, "_rng_counter");
   EXPECT_EQ(g.assigns.size(), 2u); // w, and the counter advanced by the step's draws
@@ -153,8 +171,9 @@ TEST(State, realize_of_a_value_of_this_steps_data_makes_no_state) {
 }
 
 TEST(State, a_tensor_reads_the_newest_version_after_a_write_through_a_view) {
-  Schedule s = schedule_script("w = Tensor.zeros(4).contiguous().realize()\nw[1:3].assign(Tensor.ones(2)).realize()\n"
-                               "output('w', w)");
+  Schedule s =
+      schedule_script("w = Tensor.zeros(4).contiguous().realize()\nw[1:3].assign(Tensor.ones(2)).realize()\n"
+                      "output('w', w)");
   // no copy: the output is the state buffer after the partial assign
   EXPECT_EQ(s.outputs[0].buffer, s.states[0].buffer);
 }
