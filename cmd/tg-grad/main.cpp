@@ -16,8 +16,10 @@ int main(int argc, char** argv) {
   tg::add_artifact_options(app, opts, "graph artifact (default: stdin)");
   return tg::run_tool("tg-grad", app, argc, argv, [&] {
     tg::Graph graph = tg::read_graph(tg::read_input(opts.input));
-    tg::write_output(tg::write_graph(tg::gradient_graph(graph, wrt, loss), opts.json), opts.output,
-                     !opts.json);
+    std::vector<std::string> notes;
+    tg::Graph out = tg::gradient_graph(graph, wrt, loss, &notes);
+    for (const std::string& n : notes) std::fprintf(stderr, "tg-grad: note: %s\n", n.c_str());
+    tg::write_output(tg::write_graph(out, opts.json), opts.output, !opts.json);
     return 0;
   });
 }

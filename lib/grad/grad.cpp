@@ -199,7 +199,8 @@ Grads node_grads(NodeId id, const LazyBuffer& g) {
 
 } // namespace
 
-Graph gradient_graph(const Graph& graph, const std::vector<std::string>& wrt, const std::string& loss) {
+Graph gradient_graph(const Graph& graph, const std::vector<std::string>& wrt, const std::string& loss,
+                     std::vector<std::string>* notes) {
   std::vector<NodeId> ids = import_graph(graph);
   // loss
   const GraphOutput* loss_out = nullptr;
@@ -243,8 +244,6 @@ Graph gradient_graph(const Graph& graph, const std::vector<std::string>& wrt, co
     for (NodeId s : lazy_graph()[id].srcs)
       if (reach.insert(s).second) stack.push_back(s);
   }
-  for (const auto& [name, id] : targets)
-    check(reach.count(id) > 0, "ValueError", "input '" + name + "' does not reach the loss");
   // only nodes on a path to a target need gradients
   std::set<NodeId> needed;
   for (const auto& t : targets) needed.insert(t.second);
@@ -272,8 +271,13 @@ Graph gradient_graph(const Graph& graph, const std::vector<std::string>& wrt, co
   for (const GraphOutput& o : graph.outputs) outputs.push_back({o.name, LazyBuffer(ids.at(o.node))});
   for (const auto& [name, id] : targets) {
     auto g = grads.find(id);
-    check(g != grads.end(), "ValueError", "input '" + name + "' does not reach the loss");
-    outputs.push_back({"grad_" + name, g->second});
+    if (g != grads.end()) {
+      outputs.push_back({"grad_" + name, g->second});
+      continue;
+    }
+    if (notes) notes->push_back("input '" + name + "' does not reach the loss: its gradient is zeros");
+    LazyBuffer x(id);
+    outputs.push_back({"grad_" + name, x.const_like(f(0.0), x.shape())});
   }
   std::vector<GraphInput> inputs = graph.inputs;
   for (GraphInput& in : inputs) {

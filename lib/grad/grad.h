@@ -14,7 +14,10 @@ namespace tg {
 
 // `graph` plus one output grad_NAME = d loss / d NAME for each name in `wrt` (graph inputs).
 // loss: the output of that name, or the only output when empty. Throws tg::Error for an unknown
-// name, a non-scalar loss, a non-float input, or an input that does not reach the loss.
-Graph gradient_graph(const Graph& graph, const std::vector<std::string>& wrt, const std::string& loss = "");
+// name, a non-scalar loss or a non-float input. An input that does not reach the loss gets a
+// zero gradient, as tinygrad gives where the path folds away at trace time (a zero-size
+// reduce, x**0, a slice of padding), and a line in `notes` when given.
+Graph gradient_graph(const Graph& graph, const std::vector<std::string>& wrt, const std::string& loss = "",
+                     std::vector<std::string>* notes = nullptr);
 
 } // namespace tg
