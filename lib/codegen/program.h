@@ -24,7 +24,7 @@ struct ProgramKernel {
   bool init = false; // computes a state's first value (see ScheduleKernel::init)
   // "" for a compiled kernel; "random": no source, tg-run fills bufs[0] with numpy's
   // default_rng(seed) numbers (tinygrad's custom_random), the seed plus bufs[1]'s int64 if any.
-  std::string custom;
+  std::string custom{};
   int64_t seed = 0;
   int64_t work = 0; // loop iterations in all (prod of the full shape): a cost estimate
 };

@@ -107,9 +107,107 @@ LazyBuffer scatter_adjoint(const LazyBuffer& g, const ShapeTracker& st, const Sh
   return picked.cast(acc).r(Op::SUM, {0}).cast(g.dtype()).reshape(base_shape);
 }
 
+std::vector<std::pair<int64_t, int64_t>> pairs(const std::vector<int64_t>& flat) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (size_t k = 0; k + 1 < flat.size(); k += 2) out.push_back({flat[k], flat[k + 1]});
+  return out;
+}
+
+// The view's movement ops, each with function.py's adjoint, last first: reshape back, expand
+// -> sum, permute -> the inverse, pad -> shrink, shrink -> pad, flip -> flip. Costs what the
+// forward view costs. nullopt when the node's history is unknown or does not replay to its
+// ShapeTracker (a hand-edited artifact), or has a stride other than a flip.
+std::optional<LazyBuffer> moves_adjoint(const LazyBuffer& g, const LazyNode& node, const Shape& base_shape) {
+  std::vector<Shape> shapes{base_shape};
+  ShapeTracker st = ShapeTracker::from_shape(base_shape);
+  try {
+    for (const ViewMove& m : node.moves) {
+      size_t nd = st.shape().size();
+      switch (m.op) {
+      case MoveOp::Reshape:
+        if (std::any_of(m.arg.begin(), m.arg.end(), [](int64_t d) { return d < 0; }) ||
+            prod(m.arg) != prod(st.shape()))
+          return std::nullopt;
+        st = st.reshape(m.arg);
+        break;
+      case MoveOp::Expand:
+        if (m.arg.size() != nd) return std::nullopt;
+        st = st.expand(m.arg);
+        break;
+      case MoveOp::Permute: {
+        if (m.arg.size() != nd) return std::nullopt;
+        std::vector<int> order(m.arg.begin(), m.arg.end());
+        std::vector<int> sorted = order;
+        std::sort(sorted.begin(), sorted.end());
+        for (size_t d = 0; d < nd; ++d)
+          if (sorted[d] != int(d)) return std::nullopt;
+        st = st.permute(order);
+        break;
+      }
+      case MoveOp::Pad:
+      case MoveOp::Shrink:
+        if (m.arg.size() != 2 * nd) return std::nullopt;
+        st = m.op == MoveOp::Pad ? st.pad(pairs(m.arg)) : st.shrink(pairs(m.arg));
+        break;
+      case MoveOp::Stride:
+        if (m.arg.size() != nd) return std::nullopt;
+        for (int64_t s : m.arg)
+          if (s != 1 && s != -1) return std::nullopt;
+        st = st.stride(m.arg);
+        break;
+      }
+      shapes.push_back(st.shape());
+    }
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  if (!(st == node.st)) return std::nullopt;
+  LazyBuffer out = g;
+  for (size_t k = node.moves.size(); k-- > 0;) {
+    const ViewMove& m = node.moves[k];
+    const Shape &before = shapes[k], &after = shapes[k + 1];
+    switch (m.op) {
+    case MoveOp::Reshape:
+      out = out.reshape(before);
+      break;
+    case MoveOp::Expand: {
+      Axes axes;
+      for (size_t d = 0; d < before.size(); ++d)
+        if (before[d] != after[d]) axes.push_back(int(d));
+      if (!axes.empty()) out = out.cast(sum_acc_dtype(g.dtype())).r(Op::SUM, axes).cast(g.dtype());
+      break;
+    }
+    case MoveOp::Permute: {
+      std::vector<int> inverse(m.arg.size());
+      for (size_t d = 0; d < m.arg.size(); ++d) inverse[size_t(m.arg[d])] = int(d);
+      out = out.permute(inverse);
+      break;
+    }
+    case MoveOp::Pad: {
+      std::vector<std::pair<int64_t, int64_t>> keep;
+      for (size_t d = 0; d < before.size(); ++d) keep.push_back({m.arg[2 * d], m.arg[2 * d] + before[d]});
+      out = out.shrink(keep);
+      break;
+    }
+    case MoveOp::Shrink: {
+      std::vector<std::pair<int64_t, int64_t>> around;
+      for (size_t d = 0; d < before.size(); ++d)
+        around.push_back({m.arg[2 * d], before[d] - m.arg[2 * d + 1]});
+      out = out.pad(around);
+      break;
+    }
+    case MoveOp::Stride:
+      out = out.stride(m.arg);
+      break;
+    }
+  }
+  return out;
+}
+
 LazyBuffer view_adjoint(const LazyBuffer& g, const LazyNode& node, const LazyBuffer& base) {
   const Shape& base_shape = base.shape();
   if (node.st.contiguous()) return g.reshape(base_shape);
+  if (auto out = moves_adjoint(g, node, base_shape)) return *out;
   if (auto out = permute_expand_adjoint(g, node.st, base_shape)) return *out;
   return scatter_adjoint(g, node.st, base_shape);
 }

@@ -1,8 +1,8 @@
 // grad layer: reverse-mode autodiff over a graph artifact (tg-grad). The gradient rules are
 // tinygrad 0.9.1's function.py restated per lazy op: unary/binary/ternary ALU ops, SUM and
 // REDUCE_MAX (ties share the gradient evenly, as Max does), CAST, CONTIGUOUS, and VIEW, whose
-// adjoint is a scatter-add through its ShapeTracker (reshape/permute/expand directly, any
-// other view through its index map).
+// adjoint is each of its movement ops' (the node's `moves`), in reverse; a view without a
+// usable history is scattered back through its ShapeTracker's index map.
 #pragma once
 #include <optional>
 #include <string>

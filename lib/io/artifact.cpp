@@ -6,6 +6,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 
@@ -105,6 +106,30 @@ template <class A> LazyOpArg get_op_arg(A& ar) {
   return arg;
 }
 
+// A VIEW node's movement ops: [{"op": "reshape", "arg": [2, 3]}, ...].
+constexpr const char* kMoveNames[] = {"reshape", "expand", "permute", "pad", "shrink", "stride"};
+
+template <class A> void put_moves(A& ar, const std::vector<ViewMove>& moves) {
+  put_array(ar, "moves", moves.size(), [&](auto& a, size_t i) {
+    put_object(a, nullptr, [&](auto& b) {
+      put_string(b, "op", kMoveNames[size_t(moves[i].op)]);
+      put_ints(b, "arg", moves[i].arg);
+    });
+  });
+}
+template <class A> std::vector<ViewMove> get_moves(A& ar) {
+  std::vector<ViewMove> moves;
+  get_array(ar, "moves", [&](auto& a) {
+    get_object(a, nullptr, [&](auto& b) {
+      std::string op = get_string(b, "op");
+      auto it = std::find(std::begin(kMoveNames), std::end(kMoveNames), op);
+      if (it == std::end(kMoveNames)) corrupt("unknown movement op '" + op + "'");
+      moves.push_back({MoveOp(it - std::begin(kMoveNames)), get_ints<int64_t>(b, "arg")});
+    });
+  });
+  return moves;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Graph.
 template <class A> void put_graph(A& ar, const Graph& g) {
@@ -120,6 +145,7 @@ template <class A> void put_graph(A& ar, const Graph& g) {
       put_string(b, "name", n.name);
       put_bytes(b, "data", n.data);
       field(b, "forced_realize", n.forced_realize);
+      put_moves(b, n.moves);
     });
   });
   put_array(ar, "inputs", g.inputs.size(), [&](auto& a, size_t i) {
@@ -158,6 +184,7 @@ template <class A> Graph get_graph(A& ar) {
       n.name = get_string(b, "name");
       n.data = get_bytes(b, "data");
       n.forced_realize = get<bool>(b, "forced_realize");
+      n.moves = get_moves(b);
       g.nodes.push_back(std::move(n));
     });
   });

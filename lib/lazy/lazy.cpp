@@ -49,7 +49,12 @@ NodeId LazyGraph::add(LazyNode node) {
   for (NodeId s : node.srcs) node.step = node.step || nodes_[s].step;
   auto [lo, hi] = intern_.equal_range(h);
   for (auto it = lo; it != hi; ++it)
-    if (same_node(nodes_[it->second], node)) return it->second;
+    if (same_node(nodes_[it->second], node)) {
+      // the same view reached again, this time with its history known
+      LazyNode& old = nodes_[it->second];
+      if (old.moves.empty() && !node.moves.empty()) old.moves = std::move(node.moves);
+      return it->second;
+    }
   NodeId id = NodeId(nodes_.size());
   nodes_.push_back(std::move(node));
   intern_.emplace(h, id);

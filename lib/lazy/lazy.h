@@ -15,6 +15,17 @@
 namespace tg {
 
 using NodeId = uint32_t;
+// A movement op as the program applied it (tinygrad's MovementOps; pad and shrink args are
+// flattened pairs). VIEW nodes keep theirs so tg-grad can take each one's adjoint (pad <->
+// shrink, expand -> sum, ...), as function.py does, instead of scattering through the merged
+// ShapeTracker.
+enum class MoveOp : uint8_t { Reshape, Expand, Permute, Pad, Shrink, Stride };
+struct ViewMove {
+  MoveOp op;
+  std::vector<int64_t> arg;
+  bool operator==(const ViewMove&) const = default;
+};
+
 // arg of a lazy node: nothing, a constant (LOAD_CONST), a dtype (CAST/BITCAST), reduce axes, or
 // the view of its buffer an ASSIGN writes when it writes only part of it (setitem).
 using LazyArg = std::variant<std::monostate, Scalar, DType, Axes, ShapeTracker>;
@@ -28,6 +39,10 @@ struct LazyNode {
   ShapeTracker st;           // the node's view: contiguous for a base; for VIEW, how it sees srcs[0]
   std::string name;          // EMPTY placeholders: the input's name
   std::vector<uint8_t> data; // COPY from host: literal contents (Tensor from a list or bytes)
+  // VIEW: the movement ops that made it from its base, in order, when known (replaying them
+  // on the base's shape gives `st`). Not part of the node's identity: any history that gives
+  // the same view has the same adjoint.
+  std::vector<ViewMove> moves{};
   // Set by contiguous() on an already contiguous base: the scheduler must realize it. Not part
   // of the node's identity.
   bool forced_realize = false;

@@ -104,7 +104,9 @@ LazyBuffer LazyBuffer::const_like(const Scalar& val, std::optional<Shape> shape)
 
 bool LazyBuffer::is_unrealized_unmasked_const() const { return is_unrealized_const() && unmasked(st()); }
 
-LazyBuffer LazyBuffer::view(const ShapeTracker& new_st) const {
+LazyBuffer LazyBuffer::view(const ShapeTracker& new_st) const { return view(new_st, std::nullopt); }
+
+LazyBuffer LazyBuffer::view(const ShapeTracker& new_st, std::optional<ViewMove> move) const {
   const View& last = new_st.views.back();
   bool empty_mask = last.mask && std::any_of(last.mask->begin(), last.mask->end(),
                                              [](auto& m) { return m.second - m.first == 0; });
@@ -114,25 +116,46 @@ LazyBuffer LazyBuffer::view(const ShapeTracker& new_st) const {
   if (new_st.contiguous() && b.shape() == new_st.shape() && !detached) return b;
   LazyNode n{Op::VIEW, dtype(), new_st.shape(), {b.id()}, {}, new_st, {}, {}};
   if (detached) n.arg = Scalar::of_bool(true);
+  if (move) {
+    if (!is_base()) n.moves = node().moves;
+    n.moves.push_back(std::move(*move));
+  }
   return LazyBuffer(lazy_graph().add(std::move(n)));
 }
 
 LazyBuffer LazyBuffer::detach() const {
   if (is_detached()) return *this;
   LazyNode n{Op::VIEW, dtype(), shape(), {base().id()}, Scalar::of_bool(true), st(), {}, {}};
+  if (!is_base()) n.moves = node().moves;
   return LazyBuffer(lazy_graph().add(std::move(n)));
 }
 
-LazyBuffer LazyBuffer::reshape(const Shape& arg) const { return view(st().reshape(arg)); }
+namespace {
+std::vector<int64_t> flat_pairs(const std::vector<std::pair<int64_t, int64_t>>& arg) {
+  std::vector<int64_t> out;
+  for (auto [a, b] : arg) out.insert(out.end(), {a, b});
+  return out;
+}
+} // namespace
+
+LazyBuffer LazyBuffer::reshape(const Shape& arg) const {
+  return view(st().reshape(arg), ViewMove{MoveOp::Reshape, arg});
+}
 LazyBuffer LazyBuffer::pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
-  return view(st().pad(arg));
+  return view(st().pad(arg), ViewMove{MoveOp::Pad, flat_pairs(arg)});
 }
-LazyBuffer LazyBuffer::expand(const Shape& arg) const { return view(st().expand(arg)); }
-LazyBuffer LazyBuffer::permute(const std::vector<int>& arg) const { return view(st().permute(arg)); }
+LazyBuffer LazyBuffer::expand(const Shape& arg) const {
+  return view(st().expand(arg), ViewMove{MoveOp::Expand, arg});
+}
+LazyBuffer LazyBuffer::permute(const std::vector<int>& arg) const {
+  return view(st().permute(arg), ViewMove{MoveOp::Permute, std::vector<int64_t>(arg.begin(), arg.end())});
+}
 LazyBuffer LazyBuffer::shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
-  return view(st().shrink(arg));
+  return view(st().shrink(arg), ViewMove{MoveOp::Shrink, flat_pairs(arg)});
 }
-LazyBuffer LazyBuffer::stride(const std::vector<int64_t>& arg) const { return view(st().stride(arg)); }
+LazyBuffer LazyBuffer::stride(const std::vector<int64_t>& arg) const {
+  return view(st().stride(arg), ViewMove{MoveOp::Stride, arg});
+}
 
 LazyBuffer LazyBuffer::contiguous() const {
   LazyBuffer b = base();

@@ -61,7 +61,8 @@ public:
   LazyBuffer permute(const std::vector<int>& arg) const;
   LazyBuffer shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
   LazyBuffer stride(const std::vector<int64_t>& arg) const;
-  LazyBuffer view(const ShapeTracker& new_st) const;
+  LazyBuffer view(const ShapeTracker& new_st) const; // a view whose history is not known
+  LazyBuffer view(const ShapeTracker& new_st, std::optional<ViewMove> move) const;
 
 private:
   LazyBuffer reduce_op(Op op, const Axes& axis) const;

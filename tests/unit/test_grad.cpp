@@ -74,3 +74,44 @@ TEST(Grad, unknown_names_are_errors) {
   EXPECT_EQ(error_of([&] { gradient_graph(g, {"nope"}); }), "ValueError: no input or state named 'nope'");
   EXPECT_EQ(error_of([&] { gradient_graph(g, {"gx5"}, "nope"); }), "ValueError: no output named 'nope'");
 }
+
+namespace {
+// Constant int32 buffers in a graph: what scatter adjoints compare (index map, range).
+size_t index_maps(const Graph& g) {
+  size_t n = 0;
+  for (const LazyNode& node : g.nodes) n += node.op == Op::COPY && node.dtype == DType::Int32;
+  return n;
+}
+} // namespace
+
+TEST(Grad, window_views_take_each_movement_ops_adjoint_not_an_index_map) {
+  // conv2d's input gradient: pad, expand, reshape, shrink and permute views, each with its own
+  // adjoint (function.py's), costing what the forward costs
+  Tensor x = Tensor::placeholder("gx6", {1, 2, 6, 6}), w = Tensor::placeholder("gw6", {3, 2, 3, 3});
+  Graph g = gradient_graph(
+      graph_of({{"loss", x.conv2d(w, std::nullopt, 1, IntOrTuple(1), IntOrTuple(1), IntOrTuple(1)).sum()}},
+               {x, w}),
+      {"gx6", "gw6"});
+  EXPECT_EQ(index_maps(g), 0u);
+}
+
+TEST(Grad, a_view_whose_history_does_not_replay_falls_back_to_the_index_map) {
+  // made by hand (a traced view would be interned with its true history): x padded to (6, 6),
+  // with a history that claims a shrink
+  auto node = [](Op op, Shape shape, std::vector<NodeId> srcs, ShapeTracker st) {
+    LazyNode n{op, DType::Float32, shape, std::move(srcs), {}, std::move(st), {}, {}};
+    return n;
+  };
+  Graph g;
+  g.nodes.push_back(node(Op::EMPTY, {4, 4}, {}, ShapeTracker::from_shape({4, 4})));
+  g.nodes[0].name = "gx7";
+  g.nodes.push_back(node(Op::VIEW, {6, 6}, {0}, ShapeTracker::from_shape({4, 4}).pad({{1, 1}, {1, 1}})));
+  g.nodes[1].moves = {{MoveOp::Shrink, {0, 1, 0, 1}}};
+  g.nodes.push_back(node(Op::SUM, {1, 1}, {1}, ShapeTracker::from_shape({1, 1})));
+  g.nodes[2].arg = Axes{0, 1};
+  g.nodes.push_back(node(Op::VIEW, {}, {2}, ShapeTracker::from_shape({1, 1}).reshape({})));
+  g.inputs = {{"gx7", 0, false}};
+  g.outputs = {{"loss", 3}};
+  Graph out = gradient_graph(g, {"gx7"});
+  EXPECT_EQ(index_maps(out), 2u); // the index map and the range it is compared with
+}

@@ -53,6 +53,7 @@ Graph sample_graph() {
   LazyNode perm = node(Op::VIEW, DType::Float32, {8, 4}, {0});
   perm.st =
       st_of({view({4, 8}, {8, 1}, 0, std::nullopt, true), view({8, 4}, {1, 8}, 2, Mask{{0, 8}, {1, 3}})});
+  perm.moves = {{MoveOp::Permute, {1, 0}}, {MoveOp::Pad, {0, 0, -1, 1}}};
   g.nodes.push_back(perm); // 3
   LazyNode bcast = node(Op::VIEW, DType::Float32, {8, 4}, {2});
   bcast.st = st_of({view({8, 4}, {0, 0})});
@@ -126,6 +127,13 @@ Program sample_program() {
        {1, 1, 1}},
       {"E_4n1", "void E_4n1(half* data0) {}\n", {3, 4, 0, 2}, {8, 0, 16, 12}, {}, {2, 3}, {1}},
   };
+  ProgramKernel random;
+  random.name = "custom_random";
+  random.bufs = {1};
+  random.extents = {128};
+  random.custom = "random";
+  random.seed = 1234;
+  p.kernels.push_back(random);
   p.inputs = s.inputs;
   p.outputs = s.outputs;
   return p;
@@ -166,6 +174,7 @@ void expect_same(const Graph& a, const Graph& b) {
     EXPECT_TRUE(x.st == y.st) << i;
     EXPECT_EQ(x.name, y.name) << i;
     EXPECT_EQ(x.data, y.data) << i;
+    EXPECT_TRUE(x.moves == y.moves) << i;
   }
   ASSERT_EQ(a.inputs.size(), b.inputs.size());
   for (size_t i = 0; i < a.inputs.size(); ++i) {
@@ -202,6 +211,8 @@ void expect_same(const Program& a, const Program& b) {
     EXPECT_EQ(a.kernels[k].extents, b.kernels[k].extents);
     EXPECT_EQ(a.kernels[k].global_size, b.kernels[k].global_size);
     EXPECT_EQ(a.kernels[k].local_size, b.kernels[k].local_size);
+    EXPECT_EQ(a.kernels[k].custom, b.kernels[k].custom);
+    EXPECT_EQ(a.kernels[k].seed, b.kernels[k].seed);
   }
   EXPECT_TRUE(same_named(a.inputs, b.inputs));
   EXPECT_TRUE(same_named(a.outputs, b.outputs));
@@ -383,7 +394,7 @@ TEST(ArtifactJson, fields_may_come_in_any_order) {
       R"({"outputs": [{"node": 0, "name": "y"}], "version": 5, "inputs": [], "assigns": [], "states": [],
     "nodes": [{"st": {"views": [{"shape": [2], "strides": [1], "offset": 0, "mask": [[0, 1]],
       "contiguous": false}]}, "arg": {"const": {"value": 2, "kind": "float"}}, "op": "LoadOps.CONST",
-      "dtype": "float16", "shape": [2], "src": [], "name": "", "data": "", "forced_realize": false}], "format": "tg-graph"})";
+      "dtype": "float16", "shape": [2], "src": [], "name": "", "data": "", "forced_realize": false, "moves": []}], "format": "tg-graph"})";
   Graph g = read_graph(json);
   ASSERT_EQ(g.nodes.size(), 1u);
   EXPECT_EQ(g.nodes[0].dtype, DType::Float16);
