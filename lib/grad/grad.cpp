@@ -295,6 +295,26 @@ Grads node_grads(NodeId id, const LazyBuffer& g) {
   return out;
 }
 
+// function.py's Sigmoid, 1 / (1 + exp2(x * -1/ln 2)), is one Function whose backward reads
+// only its result: ret * (1 - ret) * g. The chain rule through its lazy ops instead gives
+// inf * 0 = NaN where exp2 overflows (sigmoid, tanh, gelu and quick_gelu of |x| ~ 1e3).
+std::optional<NodeId> sigmoid_input(NodeId id) {
+  const LazyGraph& graph = lazy_graph();
+  auto is_const = [&](NodeId n, double v) {
+    LazyBuffer b(n);
+    return b.is_unrealized_const() && b.const_value().as_double() == v;
+  };
+  const LazyNode& recip = graph[id];
+  if (recip.op != Op::RECIP) return std::nullopt;
+  const LazyNode& add = graph[recip.srcs[0]];
+  if (add.op != Op::ADD || !is_const(add.srcs[0], 1.0)) return std::nullopt;
+  const LazyNode& exp2 = graph[add.srcs[1]];
+  if (exp2.op != Op::EXP2) return std::nullopt;
+  const LazyNode& scale = graph[exp2.srcs[0]];
+  if (scale.op != Op::MUL || !is_const(scale.srcs[1], -1 / std::log(2.0))) return std::nullopt;
+  return scale.srcs[0];
+}
+
 } // namespace
 
 Graph gradient_graph(const Graph& graph, const std::vector<std::string>& wrt, const std::string& loss,
@@ -355,8 +375,17 @@ Graph gradient_graph(const Graph& graph, const std::vector<std::string>& wrt, co
     NodeId id = *it;
     auto g = grads.find(id);
     if (g == grads.end() || !needed.count(id) || lazy_graph()[id].srcs.empty()) continue;
-    Grads gs = node_grads(id, g->second);
-    std::vector<NodeId> srcs = lazy_graph()[id].srcs;
+    Grads gs;
+    std::vector<NodeId> srcs;
+    if (auto x = sigmoid_input(id)) {
+      // one Function in tinygrad: its rule, straight to its input
+      LazyBuffer ret(id);
+      gs = {mul(mul(ret, ret.const_like(i(1)).e(Op::ADD, {ret.e(Op::NEG)})), g->second)};
+      srcs = {*x};
+    } else {
+      gs = node_grads(id, g->second);
+      srcs = lazy_graph()[id].srcs;
+    }
     for (size_t k = 0; k < gs.size(); ++k) {
       if (!gs[k] || !needed.count(srcs[k])) continue;
       check(gs[k]->shape() == lazy_graph()[srcs[k]].shape, "RuntimeError",
