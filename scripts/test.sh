@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the test layers and sums them: unit (GoogleTest, build/bin/tg-unit-tests), cli (Bats,
-# tests/cli) and diff (tests/diff/run.py against tinygrad 0.9.1). Every layer runs even when
+# tests/cli), diff (tests/diff/run.py against tinygrad 0.9.1) and ops (tinygrad 0.9.1's
+# test_ops.py ported to snippets, tests/test_ops/, through the same runner on CLANG). Every layer runs even when
 # an earlier one failed; the last line is `N passed, N failed` over all of them, and the
 # exit status is 1 when any test failed or a layer could not run.
-#   bash scripts/test.sh [all|unit+cli|unit|cli|diff]
+#   bash scripts/test.sh [all|unit+cli|unit|cli|diff|ops]
 # Environment: BUILD (default build), TG_PYTHON (default .venv/bin/python), DIFF_JOBS (2),
 # TG_DIFF_DEVICES (the devices the diff layer runs on, comma-separated, NAME:compile to only
 # compile there; default CLANG,LLVM,GPU plus CUDA:compile where NVRTC is installed).
@@ -79,34 +80,43 @@ diff_devices() {
   echo "$devices"
 }
 
-run_diff() {
-  local log="$LOGS/diff.log" devices
-  devices=$(diff_devices)
-  echo "== diff: $TG_PYTHON tests/diff/run.py -j${DIFF_JOBS:-2} --device $devices"
+run_diff() { # [layer snippet-dir device-list]
+  local layer=${1:-diff} dir=${2:-} devices=${3:-}
+  local log="$LOGS/$layer.log" extra=()
+  [[ -n $devices ]] || devices=$(diff_devices)
+  [[ -n $dir ]] && extra=(--snippets "$dir" --work "$BUILD/$layer")
+  echo "== $layer: $TG_PYTHON tests/diff/run.py -j${DIFF_JOBS:-2} --device $devices ${extra[*]}"
   if [[ ! -x $TG_PYTHON ]]; then
-    echo "diff: $TG_PYTHON is missing (run scripts/setup.sh)"; count diff 0 1 "no venv"; broken=1
+    echo "$layer: $TG_PYTHON is missing (run scripts/setup.sh)"; count "$layer" 0 1 "no venv"; broken=1
     return
   fi
-  "$TG_PYTHON" tests/diff/run.py -j"${DIFF_JOBS:-2}" --bin "$BUILD/bin" --device "$devices" 2>&1 | tee "$log"
+  "$TG_PYTHON" tests/diff/run.py -j"${DIFF_JOBS:-2}" --bin "$BUILD/bin" --device "$devices" "${extra[@]}" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   local line passed failed
   line=$(grep -E '^diff: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
   passed=$(sed -E 's/^diff: ([0-9]+) passed.*/\1/' <<<"$line")
   failed=$(sed -E 's/^diff: [0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
+  local xfails
+  xfails=$(sed -nE 's/.*\(([0-9]+) expected differences\).*/\1/p' <<<"$line")
   if [[ -z $line ]] || ((rc != 0 && failed == 0)); then
-    count diff "${passed:-0}" 1 "runner exited $rc"; broken=1
+    count "$layer" "${passed:-0}" 1 "runner exited $rc"; broken=1
   else
-    count diff "$passed" "$failed"
+    count "$layer" "$passed" "$failed" "${xfails:+$xfails expected differences}"
   fi
 }
 
+# test_ops.py's cases (scripts/gen_test_ops.py; tests/test_ops/unsupported.txt lists the ones
+# the port does not run) on CLANG
+run_ops() { run_diff ops tests/test_ops/snippets "${TG_OPS_DEVICES:-CLANG}"; }
+
 case "${1:-all}" in
-  all) run_unit; run_cli; run_diff ;;
+  all) run_unit; run_cli; run_diff; run_ops ;;
   unit+cli) run_unit; run_cli ;;
   unit) run_unit ;;
   cli) run_cli ;;
   diff) run_diff ;;
-  *) echo "usage: scripts/test.sh [all|unit+cli|unit|cli|diff]" >&2; exit 2 ;;
+  ops) run_ops ;;
+  *) echo "usage: scripts/test.sh [all|unit+cli|unit|cli|diff|ops]" >&2; exit 2 ;;
 esac
 
 echo "== summary (logs in $LOGS/)"

@@ -206,7 +206,8 @@ std::optional<LazyBuffer> moves_adjoint(const LazyBuffer& g, const LazyNode& nod
 
 LazyBuffer view_adjoint(const LazyBuffer& g, const LazyNode& node, const LazyBuffer& base) {
   const Shape& base_shape = base.shape();
-  if (node.st.contiguous()) return g.reshape(base_shape);
+  // contiguous alone also describes a prefix of the base (x[0] of a (3,) is the view () at 0)
+  if (node.st.contiguous() && prod(node.shape) == prod(base_shape)) return g.reshape(base_shape);
   if (auto out = moves_adjoint(g, node, base_shape)) return *out;
   if (auto out = permute_expand_adjoint(g, node.st, base_shape)) return *out;
   return scatter_adjoint(g, node.st, base_shape);

@@ -142,8 +142,17 @@ const Nullary kNullary[] = {
     {"detach", nullary<&Tensor::detach>},
 };
 
+// _reduce on a 0-d tensor names the axis as it was written: axis=(1,), axis=1.
+void check_scalar_axis(const Tensor& t, const Value& axis) {
+  if (t.ndim() != 0 || !axis.is_seq()) return;
+  for (const Value& v : axis.items())
+    if (!v.is_intlike() || (v.as_int() != -1 && v.as_int() != 0))
+      raise("IndexError", "axis=" + repr(axis) + " out of range of [-1, 0]");
+}
+
 // Reductions over axis=None|int|tuple with keepdim.
 template <Tensor (Tensor::*F)(const AxisArg&, bool) const> Value reduce(Interp&, Args& a) {
+  check_scalar_axis(self(a), a[1]);
   return T((self(a).*F)(to_axis(a[1]), truthy(a[2])));
 }
 template <Tensor (Tensor::*F)(const AxisArg&, bool, int64_t) const> Value reduce_corr(Interp&, Args& a) {
@@ -345,8 +354,10 @@ void register_methods(Registry& r) {
 
   // reductions
   m(
-      "sum", "self, axis=None, keepdim=False, acc_dtype=None",
-      +[](Interp&, Args& a) { return T(self(a).sum(to_axis(a[1]), truthy(a[2]), to_dtype(a[3]))); });
+      "sum", "self, axis=None, keepdim=False, acc_dtype=None", +[](Interp&, Args& a) {
+        check_scalar_axis(self(a), a[1]);
+        return T(self(a).sum(to_axis(a[1]), truthy(a[2]), to_dtype(a[3])));
+      });
   m("max", "self, axis=None, keepdim=False", reduce<&Tensor::max>);
   m("min", "self, axis=None, keepdim=False", reduce<&Tensor::min>);
   m("mean", "self, axis=None, keepdim=False", reduce<&Tensor::mean>);

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SNIPPETS = ROOT / "tests" / "diff" / "snippets"
+SNIPPETS = ROOT / "tests" / "diff" / "snippets"  # --snippets DIR: another folder of them
 DEFAULT_TOL = {"float16": (1e-3, 1e-3)}  # dtype name -> (atol, rtol); others below
 FLOAT_TOL = (1e-6, 1e-5)
 PIPELINE_TIMEOUT_S = float(os.environ.get("TG_DIFF_TIMEOUT", "120"))  # per snippet, all four stages
@@ -87,6 +87,8 @@ class Snippet:
     grad_args: list | None = None  # `# tg-grad: FLAGS`: piped through tg-grad with FLAGS
     setup: str | None = None  # `# setup: PYTHON` lines: run before both sides
     threefry: bool = False  # `# threefry`: THREEFRY=1 on both sides
+    uniform: tuple | None = None  # `# data: uniform LOW HIGH`: float inputs in [LOW, HIGH)
+    values: dict = field(default_factory=dict)  # `# value: NAME = LITERAL`: that input's data
 
 
 def parse_setup(text: str):
@@ -107,6 +109,18 @@ def grad_flag(args: list, flag: str):
         if a.startswith(flag + "="):
             return a[len(flag) + 1:]
     return None
+
+
+def parse_uniform(text: str):
+    m = re.search(r"^#\s*data:\s*uniform\s+(\S+)\s+(\S+)\s*$", text, re.M)
+    return (float(m.group(1)), float(m.group(2))) if m else None
+
+
+def parse_values(text: str):
+    # literals, where float('inf') / float('nan') may stand for a number
+    env = {"__builtins__": {}, "float": float}
+    return {m.group(1): eval(m.group(2), env)
+            for m in re.finditer(r"^#\s*value:\s*(\w+)\s*=\s*(.*)$", text, re.M)}
 
 
 def parse_tol(text: str):
@@ -134,13 +148,21 @@ def select(patterns: list[str]) -> list[Path]:
 
 # ---------------------------------------------------------------------------------- oracle
 
-def make_input_data(np, name: str, shape, dtype):
-    """Deterministic data for input(name, shape, dtype): seeded by the name alone."""
+def make_input_data(np, name: str, shape, dtype, snip=None):
+    """Deterministic data for input(name, shape, dtype): seeded by the name alone; a snippet's
+    `# value: NAME = LITERAL` gives it literally, `# data: uniform LOW HIGH` floats in that range."""
     if dtype.fmt is None:
         raise _Harness(f"input({name!r}): numpy has no dtype for {dtype}")
     dtype_name = np.dtype(dtype.fmt).name
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if snip is not None and name in snip.values:
+        data = np.array(snip.values[name]).astype(dtype_name)
+        if data.shape != shape:
+            raise _Harness(f"input({name!r}): # value has shape {data.shape}, not {shape}")
+        return data
+    if snip is not None and snip.uniform is not None and dtype_name in ("float16", "float32", "float64"):
+        return rng.uniform(snip.uniform[0], snip.uniform[1], size=shape).astype(dtype_name)
     if dtype_name == "bool":
         return rng.integers(0, 2, size=shape).astype(np.bool_)
     if dtype_name.startswith("uint"):
@@ -178,7 +200,7 @@ def run_oracle(snip: Snippet) -> OracleResult:
         return t.numpy()
 
     def input_(name, shape, dtype=dtypes.float32, requires_grad=False):
-        data = make_input_data(np, name, shape, dtype)
+        data = make_input_data(np, name, shape, dtype, snip)
         np.save(snip.work / f"{name}.npy", data)
         res.inputs.append(name)
         wrt = (grad_flag(snip.grad_args, "--wrt") or "").split(",") if snip.grad_args is not None else []
@@ -413,6 +435,8 @@ def main(argv=None) -> int:
                     help="only snippets whose name contains PATTERN (or matches it as a glob); repeatable")
     ap.add_argument("-j", type=int, default=2, metavar="N", help="tg pipelines to run at once (default 2)")
     ap.add_argument("--oracle-only", action="store_true", help="only check that every snippet runs in tinygrad")
+    ap.add_argument("--snippets", type=Path, default=None, metavar="DIR",
+                    help="run the snippets in DIR (default tests/diff/snippets), e.g. tests/test_ops/snippets")
     ap.add_argument("--bin", type=Path, default=ROOT / "build" / "bin", help="where the tg tools are")
     ap.add_argument("--work", type=Path, default=ROOT / "build" / "diff", help="work dirs (default build/diff)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print a line for passing snippets too")
@@ -421,6 +445,9 @@ def main(argv=None) -> int:
                          "kernels there (tg-run --compile-only); default $TG_DEVICE or CLANG")
     args = ap.parse_args(argv)
     targets = [Target.parse(t) for t in args.device.split(",") if t]
+    if args.snippets is not None:
+        global SNIPPETS
+        SNIPPETS = args.snippets.resolve()
 
     paths = select(args.k)
     if not paths:
@@ -435,7 +462,8 @@ def main(argv=None) -> int:
         work.mkdir(parents=True)
         text = p.read_text()
         snippets.append(Snippet(p.stem, p, work, parse_tol(text), p.stem.startswith("error_"), parse_grad_args(text),
-                                parse_setup(text), re.search(r"^#\s*threefry\s*$", text, re.M) is not None))
+                                parse_setup(text), re.search(r"^#\s*threefry\s*$", text, re.M) is not None,
+                                parse_uniform(text), parse_values(text)))
 
     failures: dict[str, str] = {}
     oracle: dict[str, OracleResult] = {}
