@@ -28,6 +28,7 @@ enum class NK : uint8_t {
   SliceExpr, // kids: start, stop, step (nullptr = omitted)
   Lambda,
   ListComp, // kids[0] element; comps
+  DictComp, // kids[0] a (key, value) TupleExpr; comps
   Starred,  // *kids[0] (in calls and list/tuple displays)
   // statements
   ExprStmt,
@@ -91,6 +92,7 @@ struct FuncDef;
 // Kinds of call arguments.
 constexpr Sym kArgPositional = -1;
 constexpr Sym kArgStarred = -2;
+constexpr Sym kArgDoubleStarred = -3; // **mapping
 
 struct Comprehension {
   NodePtr target, iter;
@@ -116,8 +118,9 @@ struct Node {
 struct FuncDef {
   std::string name; // "f", "<lambda>", "<listcomp>"
   std::vector<Sym> params;
-  std::vector<NodePtr> defaults; // for the last defaults.size() params
-  int vararg_slot = -1;          // *args
+  std::vector<NodePtr> defaults; // per param (null: none)
+  int vararg_slot = -1;          // *args, or a bare * (named "*"): the params after it are keyword-only
+  int kwarg_slot = -1;           // **kwargs
   int nlocals = 0;               // params first, then other locals
   std::vector<Sym> local_syms;   // slot -> name
   std::vector<NodePtr> body;     // Lambda: one Return

@@ -11,6 +11,42 @@
 namespace tg::script {
 namespace {
 
+// isinstance(obj, cls): the builtin types, Tensor, script classes, nn layers, tuples of them
+bool is_instance(const Value& obj, const Value& cls) {
+  if (cls.kind == VKind::Tuple) {
+    for (const Value& c : cls.items())
+      if (is_instance(obj, c)) return true;
+    return false;
+  }
+  if (cls.kind == VKind::Builtin) {
+    const std::string& q = static_cast<const Builtin&>(*cls.obj).qualname;
+    static const std::pair<const char*, std::vector<VKind>> kTypes[] = {{"int", {VKind::Int, VKind::Bool}},
+                                                                        {"float", {VKind::Float}},
+                                                                        {"bool", {VKind::Bool}},
+                                                                        {"str", {VKind::Str}},
+                                                                        {"list", {VKind::List}},
+                                                                        {"tuple", {VKind::Tuple}},
+                                                                        {"dict", {VKind::Dict}},
+                                                                        {"slice", {VKind::Slice}},
+                                                                        {"range", {VKind::Range}}};
+    for (const auto& [name, kinds] : kTypes)
+      if (q == name) return std::find(kinds.begin(), kinds.end(), obj.kind) != kinds.end();
+    // an nn layer's constructor (nn.Linear, "Linear.__init__"): its instances carry the layer's name
+    static const std::string init = ".__init__";
+    if (obj.kind == VKind::Module && obj.as<ModuleObj>().instance && q.size() > init.size() &&
+        q.compare(q.size() - init.size(), init.size(), init) == 0)
+      return obj.as<ModuleObj>().name == q.substr(0, q.size() - init.size());
+    return false;
+  }
+  if (cls.kind == VKind::Module) {
+    const ModuleObj& c = cls.as<ModuleObj>();
+    if (c.is_class) return obj.kind == VKind::Module && obj.as<ModuleObj>().cls.get() == &c;
+    if (c.name == "Tensor") return obj.kind == VKind::Tensor;
+    if (c.name == "dtypes") return obj.kind == VKind::DType;
+  }
+  raise("TypeError", "isinstance() arg 2 must be a type, a tuple of types, or a union");
+}
+
 using Args = std::vector<Value>;
 
 Value len_of(Interp& in, const Value& v) {
@@ -615,6 +651,61 @@ void register_builtins(Registry& r) {
           if (xs.size() == 3) s->step = xs[2];
         }
         return Value::of(VKind::Slice, std::move(s));
+      });
+  // staticmethod(f) / classmethod(f): a wrapper that attribute access on the class or an
+  // instance unwraps (operators.cpp's unwrap_method)
+  for (const char* kind : {"staticmethod", "classmethod"})
+    r.function(kind, "function",
+               kind[0] == 's' ? NativeFn(+[](Interp&, Args& a) {
+                 auto w = std::make_shared<ModuleObj>();
+                 w->name = "staticmethod";
+                 w->attrs[intern("__func__")] = a[0];
+                 return Value::of(VKind::Module, std::move(w));
+               })
+                              : NativeFn(+[](Interp&, Args& a) {
+                                  auto w = std::make_shared<ModuleObj>();
+                                  w->name = "classmethod";
+                                  w->attrs[intern("__func__")] = a[0];
+                                  return Value::of(VKind::Module, std::move(w));
+                                }));
+  r.function(
+      "isinstance", "obj, class_or_tuple",
+      +[](Interp&, Args& a) { return Value::boolean(is_instance(a[0], a[1])); });
+  r.function(
+      "getattr", "object, name, *default", +[](Interp& in, Args& a) {
+        if (a[2].items().size() > 1)
+          raise("TypeError",
+                "getattr expected at most 3 arguments, got " + std::to_string(2 + a[2].items().size()));
+        if (a[1].kind != VKind::Str)
+          raise("TypeError", "attribute name must be string, not '" + type_name(a[1]) + "'");
+        try {
+          return in.get_attr(a[0], intern(a[1].s()));
+        } catch (const PyError& e) {
+          if (e.kind() != "AttributeError" || a[2].items().empty()) throw;
+          return a[2].items()[0];
+        }
+      });
+  r.function(
+      "hasattr", "obj, name", +[](Interp& in, Args& a) {
+        if (a[1].kind != VKind::Str)
+          raise("TypeError", "attribute name must be string, not '" + type_name(a[1]) + "'");
+        try {
+          in.get_attr(a[0], intern(a[1].s()));
+          return Value::boolean(true);
+        } catch (const PyError& e) {
+          if (e.kind() != "AttributeError") throw;
+          return Value::boolean(false);
+        }
+      });
+  r.function(
+      "setattr", "obj, name, value", +[](Interp&, Args& a) {
+        if (a[1].kind != VKind::Str)
+          raise("TypeError", "attribute name must be string, not '" + type_name(a[1]) + "'");
+        if (a[0].kind != VKind::Module || !(a[0].as<ModuleObj>().instance || a[0].as<ModuleObj>().is_class))
+          raise("AttributeError",
+                "'" + type_name(a[0]) + "' object attribute '" + a[1].s() + "' is read-only");
+        a[0].as<ModuleObj>().set_attr(intern(a[1].s()), a[2]);
+        return Value();
       });
   auto math = std::make_shared<ModuleObj>();
   math->name = "math";

@@ -80,10 +80,14 @@ static std::string name_list(const std::vector<std::string>& names) {
 
 void bind_arguments(const std::string& q, const ParamSpec& spec, CallArgs& args, std::vector<Value>& out) {
   const size_t n = spec.names.size();
-  const size_t npos = spec.vararg >= 0 ? size_t(spec.vararg) : n; // positional parameters
+  const size_t npos = spec.vararg >= 0  ? size_t(spec.vararg)
+                      : spec.kwarg >= 0 ? size_t(spec.kwarg)
+                                        : n; // positional parameters
+  static const Sym bare_star = intern("*");
+  const bool takes_rest = spec.vararg >= 0 && spec.names[size_t(spec.vararg)] != bare_star;
   out.assign(n, Value());
   for (auto& v : out) v.kind = VKind::Unbound;
-  if (args.pos.size() > npos && spec.vararg < 0) {
+  if (args.pos.size() > npos && !takes_rest) {
     size_t required = 0;
     for (size_t k = 0; k < npos; ++k) required += spec.defaults[k].kind == VKind::Unbound;
     std::string takes = required == npos ? std::to_string(npos)
@@ -100,14 +104,21 @@ void bind_arguments(const std::string& q, const ParamSpec& spec, CallArgs& args,
     for (size_t m = npos; m < args.pos.size(); ++m) rest.push_back(std::move(args.pos[m]));
     out[spec.vararg] = Value::tuple(std::move(rest));
   }
+  std::vector<std::pair<std::string, Value>> extra;
   for (auto& [sym, v] : args.kw) {
     size_t m = 0;
-    while (m < n && (spec.names[m] != sym || int(m) == spec.vararg)) ++m;
+    while (m < n && (spec.names[m] != sym || int(m) == spec.vararg || int(m) == spec.kwarg)) ++m;
+    if (m == n && spec.kwarg >= 0) {
+      extra.emplace_back(sym_name(sym), std::move(v));
+      continue;
+    }
     if (m == n) raise("TypeError", q + "() got an unexpected keyword argument '" + sym_name(sym) + "'");
     if (out[m].kind != VKind::Unbound)
       raise("TypeError", q + "() got multiple values for argument '" + sym_name(sym) + "'");
     out[m] = std::move(v);
   }
+  if (spec.kwarg >= 0) out[size_t(spec.kwarg)] = make_dict(std::move(extra));
+  if (spec.vararg >= 0 && !takes_rest) out[size_t(spec.vararg)] = Value();
   std::vector<std::string> missing, missing_kw;
   for (size_t m = 0; m < n; ++m) {
     if (out[m].kind != VKind::Unbound) continue;
@@ -309,9 +320,16 @@ Interp::Flow Interp::exec_inner(const Node* s) {
     }
     return Flow::Normal;
   }
-  case NK::Def:
-    store(s->ref, make_function(s->func));
+  case NK::Def: {
+    Value f = make_function(s->func);
+    for (auto d = s->kids.rbegin(); d != s->kids.rend(); ++d) { // the nearest decorator first
+      CallArgs args;
+      args.pos.push_back(std::move(f));
+      f = call(eval(d->get()), args);
+    }
+    store(s->ref, f);
     return Flow::Normal;
+  }
   case NK::Return:
     return_value_ = s->kids.empty() ? Value() : eval(s->kids[0].get());
     return Flow::Return;
@@ -577,12 +595,12 @@ Value Interp::make_function(const std::shared_ptr<FuncDef>& def) {
   if (frame_ && (captured_.empty() || captured_.back().lock() != frame_)) captured_.push_back(frame_);
   f->spec.names = def->params;
   f->spec.vararg = def->vararg_slot;
+  f->spec.kwarg = def->kwarg_slot;
   Value unbound;
   unbound.kind = VKind::Unbound;
   f->spec.defaults.assign(def->params.size(), unbound);
-  size_t first = def->params.size() - def->defaults.size() - (def->vararg_slot >= 0 ? 1 : 0);
   for (size_t k = 0; k < def->defaults.size(); ++k)
-    f->spec.defaults[first + k] = eval(def->defaults[k].get());
+    if (def->defaults[k]) f->spec.defaults[k] = eval(def->defaults[k].get());
   return Value::of(VKind::Function, std::move(f));
 }
 
@@ -666,6 +684,16 @@ void Interp::collect_args(const Node* n, size_t first, CallArgs& args) {
       if (!(v.is_seq() || v.kind == VKind::Range || v.kind == VKind::Str || v.kind == VKind::Tensor))
         raise("TypeError", "Value after * must be an iterable, not " + type_name(v));
       for (auto& x : iterate(v)) args.pos.push_back(std::move(x));
+    } else if (kind == kArgDoubleStarred) {
+      Value v = eval(a);
+      if (v.kind != VKind::Dict)
+        raise("TypeError", "argument after ** must be a mapping, not " + type_name(v));
+      for (auto& [key, x] : v.as<DictObj>().items) {
+        Sym s = intern(key);
+        for (auto& [have, _] : args.kw)
+          if (have == s) raise("TypeError", "got multiple values for keyword argument '" + key + "'");
+        args.kw.emplace_back(s, x);
+      }
     } else {
       args.kw.emplace_back(kind, eval(a));
     }
@@ -820,6 +848,11 @@ Value Interp::eval(const Node* n) {
     return make_function(n->func);
   case NK::ListComp:
     return list_comp(n);
+  case NK::DictComp: {
+    Value d = make_dict(), pairs = list_comp(n);
+    for (const Value& kv : pairs.items()) d.as<DictObj>().set(dict_key(kv.items()[0]), kv.items()[1]);
+    return d;
+  }
   case NK::Starred:
     raise("SyntaxError", "can't use starred expression here");
   default:

@@ -18,7 +18,8 @@ class Interp;
 struct ParamSpec {
   std::vector<Sym> names;
   std::vector<Value> defaults; // per parameter; VKind::Unbound = required
-  int vararg = -1;
+  int vararg = -1;             // *args (named "*": a bare *, which takes no extra positionals)
+  int kwarg = -1;              // **kwargs: a dict of the keywords no parameter names
   static ParamSpec parse(const std::string& spec); // defaults: None True False ints floats 'str'
 };
 

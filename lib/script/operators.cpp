@@ -567,6 +567,22 @@ std::vector<Value> Interp::iterate(const Value& v) {
   }
 }
 
+namespace {
+// staticmethod(f) / classmethod(f) (builtins.cpp) as a class attribute: what reading it gives.
+// `owner` is the class.
+std::optional<Value> unwrap_method(const Value& attr, const Value& owner) {
+  if (attr.kind != VKind::Module) return std::nullopt;
+  const ModuleObj& w = attr.as<ModuleObj>();
+  if (w.is_class || w.instance || (w.name != "staticmethod" && w.name != "classmethod")) return std::nullopt;
+  const Value& fn = w.attrs.at(intern("__func__"));
+  if (w.name == "staticmethod") return fn;
+  auto bound = std::make_shared<MethodObj>();
+  bound->self = owner;
+  bound->func = fn;
+  return Value::of(VKind::Method, std::move(bound));
+}
+} // namespace
+
 Value Interp::get_attr(const Value& obj, Sym name) {
   int k = int(obj.kind);
   if (auto it = reg_.properties[k].find(name); it != reg_.properties[k].end()) return it->second(*this, obj);
@@ -579,7 +595,11 @@ Value Interp::get_attr(const Value& obj, Sym name) {
   if (obj.kind == VKind::Module) {
     auto& m = obj.as<ModuleObj>();
     if (Value flag; tensor_flag(m, name, &flag)) return flag; // the flag as it is now
-    if (auto it = m.attrs.find(name); it != m.attrs.end()) return it->second;
+    if (auto it = m.attrs.find(name); it != m.attrs.end()) {
+      if (m.is_class)
+        if (auto method = unwrap_method(it->second, obj)) return *method;
+      return it->second;
+    }
     if (m.methods)
       if (auto it = m.methods->find(name); it != m.methods->end()) {
         auto bound = std::make_shared<MethodObj>();
@@ -589,6 +609,7 @@ Value Interp::get_attr(const Value& obj, Sym name) {
       }
     if (m.cls)
       if (auto it = m.cls->attrs.find(name); it != m.cls->attrs.end()) {
+        if (auto method = unwrap_method(it->second, Value::of(VKind::Module, m.cls))) return *method;
         if (it->second.kind != VKind::Function) return it->second; // a class attribute
         auto bound = std::make_shared<MethodObj>();
         bound->self = obj;

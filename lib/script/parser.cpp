@@ -86,6 +86,7 @@ private:
     if (at_kw("if")) return out.push_back(if_stmt());
     if (at_kw("for")) return out.push_back(for_stmt());
     if (at_kw("while")) return out.push_back(while_stmt());
+    if (at_op("@")) return out.push_back(decorated());
     if (at_kw("def")) return out.push_back(def_stmt());
     if (at_kw("with")) return out.push_back(with_stmt());
     if (at_kw("class")) return out.push_back(class_stmt());
@@ -126,6 +127,15 @@ private:
       return nullptr;
     }
     NodePtr first = testlist(true);
+    if (accept_op(":")) { // an annotated assignment: the annotation is not evaluated
+      check_target(*first, true);
+      test();
+      if (!accept_op("=")) return nullptr; // `x: int` alone binds nothing
+      auto a = std::make_unique<Node>(NK::Assign, line);
+      a->kids.push_back(std::move(first));
+      a->kids.push_back(testlist(true));
+      return a;
+    }
     static const std::pair<const char*, PyOp> kAug[] = {
         {"+=", PyOp::Add},       {"-=", PyOp::Sub},     {"*=", PyOp::Mul},    {"/=", PyOp::Div},
         {"//=", PyOp::FloorDiv}, {"%=", PyOp::Mod},     {"**=", PyOp::Pow},   {"@=", PyOp::MatMul},
@@ -162,9 +172,10 @@ private:
       return m;
     };
     auto check_module = [&](const std::string& m) {
-      if (m != "math" && m != "tinygrad" && m.rfind("tinygrad.", 0) != 0)
+      // typing: annotations are parsed but not evaluated, so its names need not exist
+      if (m != "math" && m != "typing" && m != "tinygrad" && m.rfind("tinygrad.", 0) != 0)
         throw PyError("ModuleNotFoundError",
-                      "No module named '" + m + "' (a .tg script can import only tinygrad and math)",
+                      "No module named '" + m + "' (a .tg script can import only tinygrad, math and typing)",
                       cur().line);
     };
     if (accept_kw("import")) {
@@ -306,6 +317,20 @@ private:
     return std::move(body.front());
   }
 
+  // @expr lines, then a def: the decorators (outermost first) are the Def node's kids.
+  NodePtr decorated() {
+    std::vector<NodePtr> decorators;
+    while (accept_op("@")) {
+      decorators.push_back(test());
+      if (!at(TK::Newline)) unexpected();
+      ++i_;
+    }
+    if (!at_kw("def")) error("only a def can be decorated in .tg scripts");
+    NodePtr d = def_stmt();
+    d->kids = std::move(decorators);
+    return d;
+  }
+
   NodePtr def_stmt() {
     auto n = node(NK::Def);
     ++i_;
@@ -355,27 +380,43 @@ private:
   }
 
   void parameters(FuncDef& f, const char* end) {
-    while (!at_op(end)) {
-      if (accept_op("*")) {
-        if (f.vararg_slot >= 0) error("* argument may appear only once");
-        std::string p = name();
-        f.vararg_slot = int(f.params.size());
-        f.params.push_back(intern(p));
-        if (accept_op(":")) test();
-        if (!accept_op(",")) break;
-        if (!at_op(end)) error("keyword-only parameters are not supported in .tg scripts");
-        break;
-      }
-      if (at_op("**")) error("**kwargs parameters are not supported in .tg scripts");
-      std::string p = name();
+    bool annotated = std::strcmp(end, ")") == 0, seen_default = false;
+    auto add = [&](const std::string& p) {
       Sym s = intern(p);
       for (Sym q : f.params)
         if (q == s) error("duplicate argument '" + p + "' in function definition");
       f.params.push_back(s);
-      if (std::strcmp(end, ")") == 0 && accept_op(":")) test(); // annotation, ignored
+      f.defaults.emplace_back();
+    };
+    while (!at_op(end)) {
+      if (f.kwarg_slot >= 0) error("arguments cannot follow var-keyword argument");
+      if (accept_op("**")) {
+        f.kwarg_slot = int(f.params.size());
+        add(name());
+        if (annotated && accept_op(":")) test();
+        if (!accept_op(",")) break;
+        continue;
+      }
+      if (accept_op("*")) {
+        if (f.vararg_slot >= 0) error("* argument may appear only once");
+        f.vararg_slot = int(f.params.size());
+        if (at(TK::Name)) {
+          add(name());
+          if (annotated && accept_op(":")) test();
+        } else {
+          if (!at_op(",")) error("named arguments must follow bare *");
+          f.params.push_back(intern("*"));
+          f.defaults.emplace_back();
+        }
+        if (!accept_op(",")) break;
+        continue;
+      }
+      add(name());
+      if (annotated && accept_op(":")) test(); // annotation, ignored
       if (accept_op("=")) {
-        f.defaults.push_back(test());
-      } else if (!f.defaults.empty()) {
+        f.defaults.back() = test();
+        seen_default = true;
+      } else if (seen_default && f.vararg_slot < 0) {
         error("non-default argument follows default argument");
       }
       if (!accept_op(",")) break;
@@ -629,8 +670,9 @@ private:
       if (accept_op("*")) {
         c.arg_kinds.push_back(kArgStarred);
         c.kids.push_back(test());
-      } else if (at_op("**")) {
-        error("**kwargs arguments are not supported in .tg scripts");
+      } else if (accept_op("**")) {
+        c.arg_kinds.push_back(kArgDoubleStarred);
+        c.kids.push_back(test());
       } else if (at(TK::Name) && t_[i_ + 1].kind == TK::Op && t_[i_ + 1].text == "=") {
         Sym kw = intern(name());
         ++i_;
@@ -792,6 +834,15 @@ private:
         d->kids.push_back(test());
         if (!accept_op(":")) error("set displays are not supported in .tg scripts");
         d->kids.push_back(test());
+        if (d->kids.size() == 2 && at_kw("for")) { // {k: v for ...}: a comprehension of (k, v)
+          auto pair = std::make_unique<Node>(NK::TupleExpr, line);
+          pair->kids = std::move(d->kids);
+          NodePtr c = comprehension(std::move(pair), line);
+          c->kind = NK::DictComp;
+          c->func->name = "<dictcomp>";
+          expect_op("}");
+          return c;
+        }
         if (!accept_op(",")) break;
       }
       expect_op("}");

@@ -93,7 +93,9 @@ private:
       name(n->ref);
       return;
     case NK::Def:
-      for (auto& d : n->func->defaults) node(d.get());
+      for (auto& k : n->kids) node(k.get()); // decorators
+      for (auto& d : n->func->defaults)
+        if (d) node(d.get());
       name(n->ref);
       function(*n->func);
       return;
@@ -103,10 +105,12 @@ private:
       function(*n->func); // no parameters: the body's names become its slots
       return;
     case NK::Lambda:
-      for (auto& d : n->func->defaults) node(d.get());
+      for (auto& d : n->func->defaults)
+        if (d) node(d.get());
       function(*n->func);
       return;
-    case NK::ListComp: {
+    case NK::ListComp:
+    case NK::DictComp: {
       // The first iterable is evaluated in the enclosing scope, the rest in the comprehension's.
       node(n->comps[0].iter.get());
       FuncDef& f = *n->func;

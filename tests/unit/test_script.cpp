@@ -205,11 +205,27 @@ TEST(ScriptStatements, line_continuation_and_comments) {
 
 TEST(ScriptStatements, semicolons_and_pass) { EXPECT_EQ(run("a = 1; b = 2; pass\nprint(a + b)"), "3\n"); }
 
-TEST(ScriptStatements, imports_of_tinygrad_and_math_are_accepted) {
-  EXPECT_EQ(run("from tinygrad import Tensor, dtypes\nimport math\nprint(math.sqrt(4))"), "2.0\n");
+TEST(ScriptStatements, imports_of_tinygrad_math_and_typing_are_accepted) {
+  EXPECT_EQ(
+      run("from tinygrad import Tensor, dtypes\nimport math\nfrom typing import List\nprint(math.sqrt(4))"),
+      "2.0\n");
   EXPECT_EQ(error("import numpy"),
             "1: ModuleNotFoundError: No module named 'numpy' (a .tg script can import only "
-            "tinygrad and math)");
+            "tinygrad, math and typing)");
+}
+
+TEST(ScriptFunctions, keyword_only_parameters_and_var_keywords) {
+  EXPECT_EQ(run("def f(a, *, b, c=3, **kw):\n  return a + b + c + len(kw)\nprint(f(1, b=2, z=0))"), "7\n");
+  EXPECT_EQ(error("def f(a, *, b): return a\nf(1, 2)"),
+            "2: TypeError: f() takes 1 positional argument but 2 were given");
+  EXPECT_EQ(error("def f(**kw): return kw\nf(**[1])"),
+            "2: TypeError: argument after ** must be a mapping, not list");
+}
+
+TEST(ScriptStatements, decorators_staticmethod_and_classmethod) {
+  EXPECT_EQ(run("class A:\n  n = 2\n  @staticmethod\n  def s(x): return x + 1\n  @classmethod\n"
+                "  def c(cls, x): return x * cls.n\nprint(A.s(1), A().s(1), A.c(3), A().c(4))"),
+            "2 2 6 8\n");
 }
 
 TEST(ScriptFunctions, defaults_keywords_and_varargs) {
