@@ -92,6 +92,8 @@ std::string read_input(const std::string& path) {
     if (n == 0) break;
     out.append(chunk, size_t(n));
   }
+  // An empty pipe: the stage before this one wrote nothing, having printed its own error.
+  if (out.empty()) fail("RuntimeError", "no input (an earlier stage failed)");
   return out;
 }
 

@@ -60,6 +60,11 @@ PY
   pipeline "tg-trace bad.tg | tg-schedule | tg-codegen | tg-run"
   [ "$status" -ne 0 ]
   expect_contains "$err" "tg-trace: bad.tg:2: RuntimeError: only one dimension can be inferred using -1"
+  # the later stages say only that they got nothing
+  expect_contains "$err" "tg-schedule: no input (an earlier stage failed)"
+  expect_contains "$err" "tg-codegen: no input (an earlier stage failed)"
+  expect_contains "$err" "tg-run: no input (an earlier stage failed)"
+  [ "$(grep -c . <<<"$err")" -eq 4 ]
 }
 
 @test "random numbers after manual_seed are the same on every run" {
