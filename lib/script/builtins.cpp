@@ -1,7 +1,10 @@
 // Python builtins (len, range, print, ...), the math module, methods of lists and strings, and
 // the pipeline builtins input() and output().
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <ostream>
 
@@ -9,6 +12,189 @@
 #include "script/interp.h"
 
 namespace tg::script {
+// format(value, spec) for str, int, bool and float: Python's format-spec mini-language
+// ([[fill]align][sign][#][0][width][,|_][.precision][type]).
+std::string format_value(const Value& v, const std::string& spec) {
+  if (spec.empty()) return str(v);
+  size_t i = 0, n = spec.size();
+  char fill = ' ', align = 0, sign = '-', type = 0, group = 0;
+  bool alt = false;
+  int width = 0, precision = -1;
+  auto is_align = [](char c) { return c == '<' || c == '>' || c == '^' || c == '='; };
+  if (n >= 2 && is_align(spec[1]))
+    fill = spec[0], align = spec[1], i = 2;
+  else if (is_align(spec[0]))
+    align = spec[0], i = 1;
+  if (i < n && (spec[i] == '+' || spec[i] == '-' || spec[i] == ' ')) sign = spec[i++];
+  if (i < n && spec[i] == '#') alt = true, ++i;
+  if (i < n && spec[i] == '0') {
+    if (!align) fill = '0', align = '=';
+    ++i;
+  }
+  while (i < n && std::isdigit((unsigned char)spec[i])) width = width * 10 + (spec[i++] - '0');
+  if (i < n && (spec[i] == ',' || spec[i] == '_')) group = spec[i++];
+  if (i < n && spec[i] == '.') {
+    precision = 0;
+    ++i;
+    while (i < n && std::isdigit((unsigned char)spec[i])) precision = precision * 10 + (spec[i++] - '0');
+  }
+  if (i < n) type = spec[i++];
+  if (i != n)
+    raise("ValueError", "Invalid format specifier '" + spec + "' for object of type '" + type_name(v) + "'");
+  std::string body, prefix;
+  bool numeric = v.kind == VKind::Int || v.kind == VKind::Float || (v.kind == VKind::Bool && type);
+  if (v.kind == VKind::Str || (v.kind == VKind::Bool && !type)) {
+    if (type && type != 's')
+      raise("ValueError", std::string("Unknown format code '") + type + "' for object of type 'str'");
+    body = str(v);
+    if (precision >= 0 && size_t(precision) < body.size()) body.resize(size_t(precision));
+  } else if (numeric) {
+    bool is_int = v.kind != VKind::Float && (!type || std::strchr("dxXobc", type));
+    double d = v.as_double();
+    char buf[512];
+    if (is_int) {
+      int64_t x = v.as_int();
+      uint64_t mag = x < 0 ? uint64_t(0) - uint64_t(x) : uint64_t(x);
+      if (precision >= 0) raise("ValueError", "Precision not allowed in integer format specifier");
+      if (type == 'x' || type == 'X')
+        std::snprintf(buf, sizeof buf, type == 'x' ? "%llx" : "%llX", (unsigned long long)mag);
+      else if (type == 'o')
+        std::snprintf(buf, sizeof buf, "%llo", (unsigned long long)mag);
+      else if (type == 'b') {
+        std::string b;
+        for (uint64_t m = mag; m; m >>= 1) b.insert(b.begin(), char('0' + (m & 1)));
+        std::snprintf(buf, sizeof buf, "%s", b.empty() ? "0" : b.c_str());
+      } else
+        std::snprintf(buf, sizeof buf, "%llu", (unsigned long long)mag);
+      body = buf;
+      if (alt && (type == 'x' || type == 'X' || type == 'o' || type == 'b'))
+        body = std::string("0") + type + body;
+      if (x < 0) prefix = "-";
+    } else {
+      if (type && !std::strchr("eEfFgG%", type))
+        raise("ValueError", std::string("Unknown format code '") + type + "' for object of type 'float'");
+      double m = std::fabs(type == '%' ? d * 100 : d);
+      int p = precision < 0 ? 6 : precision;
+      if (!type && precision < 0)
+        body = str(Value::floating(m));
+      else if (!type)
+        std::snprintf(buf, sizeof buf, "%.*g", p == 0 ? 1 : p, m), body = buf;
+      else if (type == '%')
+        std::snprintf(buf, sizeof buf, "%.*f%%", p, m), body = buf;
+      else {
+        char f[8] = {'%', '.', '*', type, 0};
+        std::snprintf(buf, sizeof buf, f, p, m);
+        body = buf;
+      }
+      if (std::signbit(d) && !std::isnan(d)) prefix = "-";
+    }
+    if (prefix.empty() && sign == '+') prefix = "+";
+    if (prefix.empty() && sign == ' ') prefix = " ";
+    if (group) {
+      size_t end = body.find_first_of(".eE%"), digits = end == std::string::npos ? body.size() : end;
+      for (size_t k = digits; k > 3; k -= 3) body.insert(k - 3, 1, group);
+    }
+  } else {
+    raise("TypeError", "unsupported format string passed to " + type_name(v) + ".__format__");
+  }
+  size_t len = prefix.size() + body.size();
+  if (size_t(width) <= len) return prefix + body;
+  size_t pad = size_t(width) - len;
+  if (!align) align = numeric ? '>' : '<';
+  switch (align) {
+  case '<':
+    return prefix + body + std::string(pad, fill);
+  case '^':
+    return std::string(pad / 2, fill) + prefix + body + std::string(pad - pad / 2, fill);
+  case '=':
+    return prefix + std::string(pad, fill) + body;
+  default:
+    return std::string(pad, fill) + prefix + body;
+  }
+}
+
+// "fmt" % args: each %[flags][width][.precision]type as the format spec it stands for.
+std::string percent_format(const std::string& fmt, const Value& args) {
+  std::vector<Value> items = args.kind == VKind::Tuple ? args.items() : std::vector<Value>{args};
+  size_t next = 0;
+  std::string out;
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] != '%') {
+      out += fmt[i];
+      continue;
+    }
+    if (++i >= fmt.size()) raise("ValueError", "incomplete format");
+    if (fmt[i] == '%') {
+      out += '%';
+      continue;
+    }
+    std::string flags, width, precision;
+    while (i < fmt.size() && std::strchr("-+ 0#", fmt[i])) flags += fmt[i++];
+    while (i < fmt.size() && std::isdigit((unsigned char)fmt[i])) width += fmt[i++];
+    if (i < fmt.size() && fmt[i] == '.') {
+      precision = ".";
+      ++i;
+      while (i < fmt.size() && std::isdigit((unsigned char)fmt[i])) precision += fmt[i++];
+      if (precision == ".") precision = ".0";
+    }
+    if (i >= fmt.size()) raise("ValueError", "incomplete format");
+    char type = fmt[i];
+    if (next >= items.size()) raise("TypeError", "not enough arguments for format string");
+    Value v = items[next++];
+    std::string spec;
+    if (flags.find('-') != std::string::npos) spec += '<';
+    if (flags.find('+') != std::string::npos)
+      spec += '+';
+    else if (flags.find(' ') != std::string::npos)
+      spec += ' ';
+    if (flags.find('#') != std::string::npos) spec += '#';
+    if (flags.find('0') != std::string::npos && flags.find('-') == std::string::npos) spec += '0';
+    spec += width;
+    switch (type) {
+    case 's':
+      out += format_value(Value::str(str(v)), spec + precision);
+      break;
+    case 'r':
+    case 'a':
+      out += format_value(Value::str(repr(v)), spec + precision);
+      break;
+    case 'd':
+    case 'i':
+    case 'u':
+      if (!v.is_number())
+        raise("TypeError",
+              "%" + std::string(1, type) + " format: a real number is required, not " + type_name(v));
+      out += format_value(Value::integer(v.kind == VKind::Float ? int64_t(v.as_double()) : v.as_int()),
+                          spec + "d");
+      break;
+    case 'x':
+    case 'X':
+    case 'o':
+      if (!v.is_intlike())
+        raise("TypeError",
+              "%" + std::string(1, type) + " format: an integer is required, not " + type_name(v));
+      out += format_value(Value::integer(v.as_int()), spec + type);
+      break;
+    case 'f':
+    case 'F':
+    case 'e':
+    case 'E':
+    case 'g':
+    case 'G':
+      if (!v.is_number()) raise("TypeError", "must be real number, not " + type_name(v));
+      out += format_value(
+          Value::floating(v.as_double()),
+          spec + (precision.empty() ? std::string(type == 'g' || type == 'G' ? "" : ".6") : precision) +
+              type);
+      break;
+    default:
+      raise("ValueError", std::string("unsupported format character '") + type + "'");
+    }
+  }
+  if (next < items.size()) raise("TypeError", "not all arguments converted during string formatting");
+  return out;
+}
+
 namespace {
 
 // isinstance(obj, cls): the builtin types, Tensor, script classes, nn layers, tuples of them
@@ -706,6 +892,21 @@ void register_builtins(Registry& r) {
                 "'" + type_name(a[0]) + "' object attribute '" + a[1].s() + "' is read-only");
         a[0].as<ModuleObj>().set_attr(intern(a[1].s()), a[2]);
         return Value();
+      });
+  r.function(
+      "format", "value, format_spec=''", +[](Interp&, Args& a) {
+        if (a[1].kind != VKind::Str)
+          raise("TypeError", "format() argument 2 must be str, not " + type_name(a[1]));
+        return Value::str(format_value(a[0], a[1].s()));
+      });
+  // an f-string field {value!conv:spec} (parser.cpp)
+  r.function(
+      "__format__", "value, conv, spec", +[](Interp&, Args& a) {
+        const std::string& conv = a[1].s();
+        Value v = conv == "r" || conv == "a" ? Value::str(repr(a[0]))
+                  : conv == "s"              ? Value::str(str(a[0]))
+                                             : a[0];
+        return Value::str(format_value(v, a[2].s()));
       });
   auto math = std::make_shared<ModuleObj>();
   math->name = "math";

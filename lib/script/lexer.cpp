@@ -131,16 +131,16 @@ private:
   static bool is_string_prefix(const std::string& w) {
     std::string l;
     for (char c : w) l += char(std::tolower((unsigned char)c));
-    return l == "r" || l == "b" || l == "rb" || l == "br" || l == "f" || l == "u";
+    return l == "r" || l == "b" || l == "rb" || l == "br" || l == "f" || l == "u" || l == "rf" || l == "fr";
   }
 
   void string(const std::string& prefix) {
-    bool raw = false, bytes = false;
+    bool raw = false, bytes = false, fstring = false;
     for (char c : prefix) {
       char l = char(std::tolower((unsigned char)c));
       raw |= l == 'r';
       bytes |= l == 'b';
-      if (l == 'f') syntax_error("f-strings are not supported in .tg scripts", line_);
+      fstring |= l == 'f';
     }
     char q = s_[pos_];
     bool triple = s_.compare(pos_, 3, std::string(3, q)) == 0;
@@ -211,6 +211,7 @@ private:
       ++pos_;
     }
     push(bytes ? TK::Bytes : TK::Str, out);
+    tokens_.back().fstring = fstring;
   }
 
   void number() {

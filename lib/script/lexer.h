@@ -15,6 +15,7 @@ struct Token {
   int64_t ival = 0;
   double fval = 0;
   int line = 0;
+  bool fstring = false; // Str from f"...": its {fields} are parsed by the parser
 };
 
 // Raises PyError("SyntaxError" | "IndentationError", ..., line).

@@ -728,6 +728,92 @@ private:
     return s;
   }
 
+  // An f-string's text: literal runs ({{ and }} are braces) go to `s`; each {expr!c:spec} field
+  // becomes __format__(expr, "c", "spec"), parsed from its own tokens.
+  template <class Flush>
+  void fstring_parts(const std::string& text, int line, std::string& s, std::vector<NodePtr>& parts,
+                     Flush flush) {
+    for (size_t k = 0; k < text.size();) {
+      char c = text[k];
+      if (c == '}') {
+        if (k + 1 < text.size() && text[k + 1] == '}') {
+          s += '}';
+          k += 2;
+          continue;
+        }
+        throw PyError("SyntaxError", "f-string: single '}' is not allowed", line);
+      }
+      if (c != '{') {
+        s += c;
+        ++k;
+        continue;
+      }
+      if (k + 1 < text.size() && text[k + 1] == '{') {
+        s += '{';
+        k += 2;
+        continue;
+      }
+      // the field's end: the first ! or : or } outside brackets and quotes
+      size_t j = k + 1;
+      int depth = 0;
+      char quote = 0;
+      for (; j < text.size(); ++j) {
+        char d = text[j];
+        if (quote) {
+          if (d == quote) quote = 0;
+          continue;
+        }
+        if (d == '\'' || d == '"')
+          quote = d;
+        else if (d == '(' || d == '[' || d == '{')
+          ++depth;
+        else if (d == ')' || d == ']' || d == '}') {
+          if (depth == 0) break;
+          --depth;
+        } else if (depth == 0 && (d == ':' || (d == '!' && j + 1 < text.size() && text[j + 1] != '=')))
+          break;
+      }
+      std::string expr = text.substr(k + 1, j - k - 1), conv, spec;
+      if (j < text.size() && text[j] == '!') {
+        conv = text.substr(j + 1, 1);
+        j += 2;
+      }
+      if (j < text.size() && text[j] == ':') {
+        size_t e = text.find('}', j);
+        if (e == std::string::npos) throw PyError("SyntaxError", "f-string: expecting '}'", line);
+        spec = text.substr(j + 1, e - j - 1);
+        if (spec.find('{') != std::string::npos)
+          throw PyError("SyntaxError",
+                        "f-string: nested fields in a format spec are not supported in .tg scripts", line);
+        j = e;
+      }
+      if (j >= text.size() || text[j] != '}') throw PyError("SyntaxError", "f-string: expecting '}'", line);
+      if (expr.find_first_not_of(" ") == std::string::npos)
+        throw PyError("SyntaxError", "f-string: empty expression not allowed", line);
+      if (!conv.empty() && conv != "r" && conv != "s" && conv != "a")
+        throw PyError("SyntaxError", "f-string: invalid conversion character: expected 's', 'r', or 'a'",
+                      line);
+      std::vector<Token> toks = tokenize("(" + expr + ")");
+      for (Token& t : toks) t.line = line;
+      Parser sub(std::move(toks));
+      NodePtr value = sub.test();
+      flush();
+      auto call = std::make_unique<Node>(NK::Call, line);
+      auto fn = std::make_unique<Node>(NK::Name, line);
+      fn->ref.sym = intern("__format__");
+      call->kids.push_back(std::move(fn));
+      call->kids.push_back(std::move(value));
+      for (const std::string* a : {&conv, &spec}) {
+        auto arg = std::make_unique<Node>(NK::Const, line);
+        arg->value = Value::str(*a);
+        call->kids.push_back(std::move(arg));
+      }
+      call->arg_kinds.assign(3, kArgPositional);
+      parts.push_back(std::move(call));
+      k = j + 1;
+    }
+  }
+
   NodePtr comprehension(NodePtr element, int line) {
     auto n = std::make_unique<Node>(NK::ListComp, line);
     n->kids.push_back(std::move(element));
@@ -761,14 +847,42 @@ private:
     case TK::Str:
     case TK::Bytes: {
       bool bytes = tk.kind == TK::Bytes;
+      std::vector<NodePtr> parts; // adjacent literals, f-strings among them, are one string
       std::string s;
+      auto flush = [&] {
+        if (s.empty()) return;
+        parts.push_back(std::make_unique<Node>(NK::Const, line));
+        parts.back()->value = Value::str(std::move(s));
+        s.clear();
+      };
       while (at(TK::Str) || at(TK::Bytes)) {
         if ((cur().kind == TK::Bytes) != bytes) error("cannot mix bytes and nonbytes literals");
-        s += t_[i_++].text;
+        const Token& t = t_[i_++];
+        if (!t.fstring) {
+          s += t.text;
+          continue;
+        }
+        fstring_parts(t.text, t.line, s, parts, flush);
       }
-      auto n = std::make_unique<Node>(NK::Const, line);
-      n->value = bytes ? Value::bytes(s) : Value::str(s);
-      return n;
+      if (bytes || parts.empty()) {
+        auto n = std::make_unique<Node>(NK::Const, line);
+        n->value = bytes ? Value::bytes(s) : Value::str(s);
+        return n;
+      }
+      flush();
+      // "".join([part, ...])
+      auto empty = std::make_unique<Node>(NK::Const, line);
+      empty->value = Value::str("");
+      auto join = std::make_unique<Node>(NK::Attr, line);
+      join->sym = intern("join");
+      join->kids.push_back(std::move(empty));
+      auto list = std::make_unique<Node>(NK::ListExpr, line);
+      list->kids = std::move(parts);
+      auto call = std::make_unique<Node>(NK::Call, line);
+      call->kids.push_back(std::move(join));
+      call->kids.push_back(std::move(list));
+      call->arg_kinds.push_back(kArgPositional);
+      return call;
     }
     case TK::Name: {
       if (tk.text == "None") return constant(Value::none());

@@ -147,6 +147,9 @@ struct PyError : Error {
 std::string type_name(const Value& v); // Python's type(v).__name__: 'int', 'Tensor', 'list'
 std::string repr(const Value& v);
 std::string str(const Value& v); // str(): strings without quotes
+// format(v, spec) and "fmt" % args (builtins.cpp)
+std::string format_value(const Value& v, const std::string& spec);
+std::string percent_format(const std::string& fmt, const Value& args);
 std::string float_repr(double d);
 std::string dtype_repr(DType dt); // "dtypes.float"
 bool truthy(const Value& v);      // bool(v); a Tensor raises TypeError like tinygrad

@@ -402,5 +402,13 @@ TEST(ScriptStrings, escapes_and_bytes) {
             "('a-b', ['a', 'b', 'c'], ['ij', 'k'])\n");
 }
 
+TEST(ScriptStrings, fstrings_format_and_percent) {
+  EXPECT_EQ(run("x = 3\nprint(f'{x:03d}|{x!r}|{{x}}|{x * 2:>3}|{1.5:.2f}')"), "003|3|{x}|  6|1.50\n");
+  EXPECT_EQ(run("print('%d-%s %.1f %%' % (1, 'a', 2.25))"), "1-a 2.2 %\n");
+  EXPECT_EQ(run("print(format(1234567, ','), format('ab', '^6') + '|')"), "1,234,567   ab  |\n");
+  EXPECT_EQ(error("print(f'{}')"), "1: SyntaxError: f-string: empty expression not allowed");
+  EXPECT_EQ(error("print('%d %d' % (1,))"), "1: TypeError: not enough arguments for format string");
+}
+
 } // namespace
 } // namespace tg
