@@ -197,6 +197,34 @@ std::string percent_format(const std::string& fmt, const Value& args) {
 
 namespace {
 
+// What `import PATH` gives: tg's names under tinygrad's module paths.
+Value import_module(const std::string& path) {
+  const auto& g = registry().globals;
+  auto global = [&](const char* n) { return g.at(intern(n)); };
+  auto module = [](const char* name, std::initializer_list<std::pair<const char*, Value>> attrs) {
+    auto m = std::make_shared<ModuleObj>();
+    m->name = name;
+    for (auto& [k, v] : attrs) m->attrs[intern(k)] = v;
+    return Value::of(VKind::Module, std::move(m));
+  };
+  if (path == "math") return global("math");
+  if (path == "tinygrad")
+    return module("tinygrad",
+                  {{"Tensor", global("Tensor")}, {"dtypes", global("dtypes")}, {"nn", global("nn")}});
+  if (path == "tinygrad.tensor") return module("tinygrad.tensor", {{"Tensor", global("Tensor")}});
+  if (path == "tinygrad.dtype") return module("tinygrad.dtype", {{"dtypes", global("dtypes")}});
+  Value nn = global("nn");
+  if (path == "tinygrad.nn") return nn;
+  if (path == "tinygrad.nn.optim" || path == "tinygrad.nn.state") {
+    const auto& attrs = nn.as<ModuleObj>().attrs;
+    return attrs.at(intern(path.substr(path.rfind('.') + 1)));
+  }
+  raise("ModuleNotFoundError",
+        "No module named '" + path +
+            "' in tg (it provides tinygrad, tinygrad.tensor, "
+            "tinygrad.dtype, tinygrad.nn, tinygrad.nn.optim, tinygrad.nn.state, math, typing)");
+}
+
 // isinstance(obj, cls): the builtin types, Tensor, script classes, nn layers, tuples of them
 bool is_instance(const Value& obj, const Value& cls) {
   if (cls.kind == VKind::Tuple) {
@@ -892,6 +920,31 @@ void register_builtins(Registry& r) {
                 "'" + type_name(a[0]) + "' object attribute '" + a[1].s() + "' is read-only");
         a[0].as<ModuleObj>().set_attr(intern(a[1].s()), a[2]);
         return Value();
+      });
+  // an import statement (parser.cpp): the module at `path`, or its attributes `names`
+  r.function(
+      "__import__", "path, names", +[](Interp& in, Args& a) {
+        const std::string& path = a[0].s();
+        std::vector<Value> out;
+        if (path == "typing") { // annotations are not evaluated: the names need no value
+          for (size_t k = 0; k < a[1].items().size(); ++k) out.push_back(Value());
+          return Value::tuple(std::move(out));
+        }
+        Value module = import_module(path);
+        for (const Value& n : a[1].items()) {
+          if (n.s().empty()) {
+            out.push_back(module);
+            continue;
+          }
+          try {
+            out.push_back(in.get_attr(module, intern(n.s())));
+          } catch (const PyError& e) {
+            if (e.kind() != "AttributeError") throw;
+            raise("ImportError",
+                  "cannot import name '" + n.s() + "' from '" + path + "' (tg does not provide it)");
+          }
+        }
+        return Value::tuple(std::move(out));
       });
   r.function(
       "format", "value, format_spec=''", +[](Interp&, Args& a) {

@@ -122,10 +122,7 @@ private:
       if (accept_op(",")) a->kids.push_back(test());
       return a;
     }
-    if (at_kw("import") || at_kw("from")) {
-      import_statement();
-      return nullptr;
-    }
+    if (at_kw("import") || at_kw("from")) return import_statement();
     NodePtr first = testlist(true);
     if (accept_op(":")) { // an annotated assignment: the annotation is not evaluated
       check_target(*first, true);
@@ -163,9 +160,34 @@ private:
     return e;
   }
 
-  // `import math`, `from tinygrad import Tensor, dtypes`: the names already exist; accepted so
-  // that a snippet stays valid Python.
-  void import_statement() {
+  // `import math`, `import tinygrad.nn as nn`, `from tinygrad.nn.optim import Adam as A`: an
+  // assignment of what tg provides under that module path (builtins.cpp's __import__), so a
+  // name tg does not provide is an ImportError at the import line.
+  NodePtr import_statement() {
+    int line = cur().line;
+    auto tuple_assign = [&](std::vector<std::string> names, const std::string& module,
+                            std::vector<std::string> what) {
+      auto targets = std::make_unique<Node>(NK::TupleExpr, line);
+      for (const std::string& n : names) {
+        targets->kids.push_back(std::make_unique<Node>(NK::Name, line));
+        targets->kids.back()->ref.sym = intern(n);
+      }
+      auto call = std::make_unique<Node>(NK::Call, line);
+      call->kids.push_back(std::make_unique<Node>(NK::Name, line));
+      call->kids.back()->ref.sym = intern("__import__");
+      for (Value v : {Value::str(module), Value()}) {
+        call->kids.push_back(std::make_unique<Node>(NK::Const, line));
+        call->kids.back()->value = v;
+      }
+      std::vector<Value> items;
+      for (const std::string& w : what) items.push_back(Value::str(w));
+      call->kids.back()->value = Value::tuple(std::move(items));
+      call->arg_kinds.assign(2, kArgPositional);
+      auto a = std::make_unique<Node>(NK::Assign, line);
+      a->kids.push_back(std::move(targets));
+      a->kids.push_back(std::move(call));
+      return a;
+    };
     auto module = [&] {
       std::string m = name();
       while (accept_op(".")) m += "." + name();
@@ -179,22 +201,48 @@ private:
                       cur().line);
     };
     if (accept_kw("import")) {
+      // import a.b binds a (the package); import a.b as c binds c to a.b
+      std::vector<std::string> names, modules;
       do {
-        check_module(module());
-        if (accept_kw("as")) name();
+        std::string m = module();
+        check_module(m);
+        if (accept_kw("as")) {
+          names.push_back(name());
+          modules.push_back(m);
+        } else {
+          names.push_back(m.substr(0, m.find('.')));
+          modules.push_back(names.back());
+        }
       } while (accept_op(","));
-      return;
+      if (names.size() == 1) return tuple_assign(names, modules[0], {""});
+      std::vector<NodePtr> assigns;
+      for (size_t k = 0; k < names.size(); ++k) assigns.push_back(tuple_assign({names[k]}, modules[k], {""}));
+      // several: one tuple assignment of the single ones, ((a,), (b,)) = (..., ...)
+      auto targets = std::make_unique<Node>(NK::TupleExpr, line);
+      auto values = std::make_unique<Node>(NK::TupleExpr, line);
+      for (auto& a : assigns) {
+        targets->kids.push_back(std::move(a->kids[0]));
+        values->kids.push_back(std::move(a->kids[1]));
+      }
+      auto a = std::make_unique<Node>(NK::Assign, line);
+      a->kids.push_back(std::move(targets));
+      a->kids.push_back(std::move(values));
+      return a;
     }
     accept_kw("from");
-    check_module(module());
+    std::string m = module();
+    check_module(m);
     if (!accept_kw("import")) unexpected();
+    if (at_op("*")) error("'from ... import *' is not supported in .tg scripts: name what you import");
     bool paren = accept_op("(");
+    std::vector<std::string> names, what;
     do {
       if (paren && at_op(")")) break;
-      name();
-      if (accept_kw("as")) name();
+      what.push_back(name());
+      names.push_back(accept_kw("as") ? name() : what.back());
     } while (accept_op(","));
     if (paren) expect_op(")");
+    return tuple_assign(names, m, what);
   }
 
   void check_target(const Node& n, bool augmented) {

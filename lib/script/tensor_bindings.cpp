@@ -208,6 +208,14 @@ void register_nn_methods(Registry& r) {
   auto m = [&](const char* name, const char* spec, NativeFn fn) {
     r.method(VKind::Tensor, name, spec, fn, "Tensor");
   };
+  // A tensor's values exist only when tg-run runs the program: tracing computes nothing.
+  for (const char* name : {"numpy", "item", "tolist", "data"})
+    m(
+        name, "self", +[](Interp&, Args&) -> Value {
+          raise("RuntimeError",
+                "a tensor's values are not known while tracing (tg-trace computes nothing): "
+                "output(name, tensor) it and read what tg-run prints or writes with --out-dir");
+        });
   m(
       "linear", "self, weight, bias=None", +[](Interp&, Args& a) {
         return T(self(a).linear(to_tensor(a[1], "weight"), opt_tensor(a[2], "bias")));

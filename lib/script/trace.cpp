@@ -107,7 +107,36 @@ ScriptResult run_script(const std::string& source, const std::string& filename,
   return std::move(job.result);
 }
 
+namespace {
+bool valid_utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = (unsigned char)s[i];
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k)
+      if (((unsigned char)s[i + k] >> 6) != 0x2) return false;
+    i += n;
+  }
+  return true;
+}
+
+// A file that is not text at all gets one line naming what it looks like, not a syntax error
+// that echoes its bytes.
+void check_text(const std::string& source, const std::string& filename) {
+  auto starts = [&](std::string_view magic) { return source.compare(0, magic.size(), magic) == 0; };
+  if (starts("\x93NUMPY"))
+    fail("ValueError",
+         filename + ": a .npy array, not a .tg script (tg-run binds arrays: --in NAME=" + filename + ")");
+  if (starts("TGART") || starts("{\"format\": \"tg-"))
+    fail("ValueError", filename + ": a tg artifact, not a .tg script (pipe it to the next tool)");
+  if (starts("PK\x03\x04")) fail("ValueError", filename + ": a zip archive (.npz?), not a .tg script");
+  if (source.find('\0') != std::string::npos || !valid_utf8(source))
+    fail("ValueError", filename + ": a binary file (an .onnx model? weights?), not a .tg script");
+}
+} // namespace
+
 Graph trace_script(const std::string& source, const std::string& filename, const ScriptOptions& options) {
+  check_text(source, filename);
   ScriptResult r = run_script(source, filename, options);
   std::vector<std::pair<std::string, LazyBuffer>> outputs;
   for (auto& [name, t] : r.outputs) outputs.emplace_back(name, t.lazydata());

@@ -219,3 +219,33 @@ nn.state.safe_save({"y": x * 2}, "p.safetensors")'
   [ "$status" -eq 1 ]
   expect_contains "$err" "missing.safetensors"
 }
+
+@test "tg-trace binds what an import names, and an import of a name tg lacks is an ImportError at its line" {
+  printf 'from tinygrad.nn import Linear\nfrom tinygrad.nn.optim import Adam\nfrom tinygrad.nn.state import get_parameters as params\nl = Linear(2, 3)\nopt = Adam(params(l))\noutput("n", Tensor([len(params(l))]))\n' >i.tg
+  run_split bash -c "tg-trace i.tg | tg-schedule | tg-codegen | tg-run"
+  [ "$status" -eq 0 ]
+  expect_contains "$out" "[2]"
+  printf 'x = 1\nfrom tinygrad import Tensor, TinyJitX\n' >bad.tg
+  run_split tg-trace bad.tg
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-trace: bad.tg:2: ImportError: cannot import name 'TinyJitX' from 'tinygrad' (tg does not provide it)"
+}
+
+@test "tg-trace refuses a binary file in one line, without echoing its bytes" {
+  make_npy a.npy 'np.ones(3, np.float32)'
+  run_split tg-trace a.npy
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-trace: a.npy: a .npy array, not a .tg script (tg-run binds arrays: --in NAME=a.npy)"
+  printf 'x\000\377y' >model.onnx
+  run_split tg-trace model.onnx
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-trace: model.onnx: a binary file (an .onnx model? weights?), not a .tg script"
+  [ -z "$out" ]
+}
+
+@test "tg-trace says why a tensor's values cannot be read while tracing" {
+  printf 'x = Tensor([1, 2])\nv = x.numpy()\n' >v.tg
+  run_split tg-trace v.tg
+  [ "$status" -eq 1 ]
+  expect_contains "$err" "tg-trace: v.tg:2: RuntimeError: a tensor's values are not known while tracing"
+}
