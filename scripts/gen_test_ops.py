@@ -52,8 +52,19 @@ def lambdas_by_position(tree, source):
   return out
 
 
-def literal(v):
-  """Source text for a captured value, when it is a plain literal."""
+def literal(v, lambda_source=None):
+  """Source text for a captured value: a plain literal, a tinygrad Tensor (its data as a
+  literal), a lambda (its source) or a Tensor method."""
+  from tinygrad import Tensor
+  if isinstance(v, Tensor):
+    from tinygrad import dtypes
+    names = [k for k, x in vars(dtypes).items() if x == v.dtype and not k.startswith("_")]
+    name = next((k for k in names if any(c.isdigit() for c in k) or k == "bool"), names[0])
+    return f"Tensor({literal(v.numpy().tolist())}, dtype=dtypes.{name})"
+  if callable(v) and getattr(v, "__name__", "") == "<lambda>" and lambda_source is not None:
+    return lambda_source(v)
+  if callable(v) and getattr(v, "__qualname__", "").startswith("Tensor."):
+    return v.__qualname__
   if v is None or isinstance(v, (bool, int, float, str)):
     if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
       return f"float('{v}')"
@@ -190,7 +201,7 @@ def main():
       if stem in known:
         lines.append(f"# xfail: {known[stem]}")
       for var, val in kw["captured"]:
-        lines.append(f"{var} = {literal(val)}")
+        lines.append(f"{var} = {literal(val, lambda_source)}")
       for nm, shp in zip(names, shps):
         shape = literal(tuple(shp) if isinstance(shp, (list, tuple)) else (shp,))
         dt = dtypes_of.get(nm, "float32")

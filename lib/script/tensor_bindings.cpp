@@ -142,6 +142,9 @@ const Nullary kNullary[] = {
     {"detach", nullary<&Tensor::detach>},
 };
 
+template <PyOp OP> Value binary_dunder(Interp& in, Args& a) { return in.binary(OP, a[0], a[1]); }
+template <PyOp OP> Value rbinary_dunder(Interp& in, Args& a) { return in.binary(OP, a[1], a[0]); }
+
 // _reduce on a 0-d tensor names the axis as it was written: axis=(1,), axis=1.
 void check_scalar_axis(const Tensor& t, const Value& axis) {
   if (t.ndim() != 0 || !axis.is_seq()) return;
@@ -208,6 +211,24 @@ void register_nn_methods(Registry& r) {
   auto m = [&](const char* name, const char* spec, NativeFn fn) {
     r.method(VKind::Tensor, name, spec, fn, "Tensor");
   };
+  // The operator dunders (x.__lshift__(2), Tensor.__add__(x, y)) are the operators themselves.
+  auto dunder = [&](const char* name, NativeFn fn, NativeFn rfn) {
+    m((std::string("__") + name + "__").c_str(), "self, x", fn);
+    m((std::string("__r") + name + "__").c_str(), "self, x", rfn);
+  };
+  dunder("add", binary_dunder<PyOp::Add>, rbinary_dunder<PyOp::Add>);
+  dunder("sub", binary_dunder<PyOp::Sub>, rbinary_dunder<PyOp::Sub>);
+  dunder("mul", binary_dunder<PyOp::Mul>, rbinary_dunder<PyOp::Mul>);
+  dunder("truediv", binary_dunder<PyOp::Div>, rbinary_dunder<PyOp::Div>);
+  dunder("floordiv", binary_dunder<PyOp::FloorDiv>, rbinary_dunder<PyOp::FloorDiv>);
+  dunder("mod", binary_dunder<PyOp::Mod>, rbinary_dunder<PyOp::Mod>);
+  dunder("pow", binary_dunder<PyOp::Pow>, rbinary_dunder<PyOp::Pow>);
+  dunder("matmul", binary_dunder<PyOp::MatMul>, rbinary_dunder<PyOp::MatMul>);
+  dunder("lshift", binary_dunder<PyOp::LShift>, rbinary_dunder<PyOp::LShift>);
+  dunder("rshift", binary_dunder<PyOp::RShift>, rbinary_dunder<PyOp::RShift>);
+  dunder("and", binary_dunder<PyOp::BitAnd>, rbinary_dunder<PyOp::BitAnd>);
+  dunder("or", binary_dunder<PyOp::BitOr>, rbinary_dunder<PyOp::BitOr>);
+  dunder("xor", binary_dunder<PyOp::BitXor>, rbinary_dunder<PyOp::BitXor>);
   // A tensor's values exist only when tg-run runs the program: tracing computes nothing.
   for (const char* name : {"numpy", "item", "tolist", "data"})
     m(
