@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <ostream>
@@ -208,9 +209,16 @@ Value import_module(const std::string& path) {
     return Value::of(VKind::Module, std::move(m));
   };
   if (path == "math") return global("math");
-  if (path == "tinygrad")
-    return module("tinygrad",
-                  {{"Tensor", global("Tensor")}, {"dtypes", global("dtypes")}, {"nn", global("nn")}});
+  if (path == "tinygrad.helpers") return global("<tinygrad.helpers>");
+  if (path == "tinygrad") {
+    const ModuleObj& extra = global("<tinygrad>").as<ModuleObj>();
+    return module("tinygrad", {{"Tensor", global("Tensor")},
+                               {"dtypes", global("dtypes")},
+                               {"nn", global("nn")},
+                               {"TinyJit", extra.attrs.at(intern("TinyJit"))},
+                               {"Device", extra.attrs.at(intern("Device"))},
+                               {"GlobalCounters", extra.attrs.at(intern("GlobalCounters"))}});
+  }
   if (path == "tinygrad.tensor") return module("tinygrad.tensor", {{"Tensor", global("Tensor")}});
   if (path == "tinygrad.dtype") return module("tinygrad.dtype", {{"dtypes", global("dtypes")}});
   Value nn = global("nn");
@@ -219,10 +227,10 @@ Value import_module(const std::string& path) {
     const auto& attrs = nn.as<ModuleObj>().attrs;
     return attrs.at(intern(path.substr(path.rfind('.') + 1)));
   }
-  raise("ModuleNotFoundError",
-        "No module named '" + path +
-            "' in tg (it provides tinygrad, tinygrad.tensor, "
-            "tinygrad.dtype, tinygrad.nn, tinygrad.nn.optim, tinygrad.nn.state, math, typing)");
+  raise("ModuleNotFoundError", "No module named '" + path +
+                                   "' in tg (it provides tinygrad, tinygrad.tensor, "
+                                   "tinygrad.dtype, tinygrad.helpers, tinygrad.nn, tinygrad.nn.optim, "
+                                   "tinygrad.nn.state, math, typing)");
 }
 
 // isinstance(obj, cls): the builtin types, Tensor, script classes, nn layers, tuples of them
@@ -921,6 +929,92 @@ void register_builtins(Registry& r) {
         a[0].as<ModuleObj>().set_attr(intern(a[1].s()), a[2]);
         return Value();
       });
+  // What `from tinygrad import ...` and tinygrad.helpers give besides Tensor, dtypes and nn,
+  // under names no script can spell. TinyJit runs the function as it is: tracing a call is
+  // what capturing it does. Device.DEFAULT is CLANG, tg-codegen's default device.
+  {
+    auto native = [&](const char* name, const char* spec, NativeFn fn) {
+      r.add(name, spec, fn);
+      return Value::of(VKind::Builtin, r.owned.back());
+    };
+    auto mod = [](const char* name) {
+      auto m = std::make_shared<ModuleObj>();
+      m->name = name;
+      return m;
+    };
+    auto tinygrad = mod("tinygrad");
+    tinygrad->attrs[intern("TinyJit")] = native(
+        "TinyJit", "fxn", +[](Interp&, Args& a) { return a[0]; });
+    auto device = mod("Device");
+    device->attrs[intern("DEFAULT")] = Value::str("CLANG");
+    tinygrad->attrs[intern("Device")] = Value::of(VKind::Module, device);
+    auto counters = mod("GlobalCounters");
+    counters->attrs[intern("reset")] = native(
+        "GlobalCounters.reset", "", +[](Interp&, Args&) { return Value(); });
+    for (const char* n : {"global_ops", "global_mem", "kernel_count", "mem_used"})
+      counters->attrs[intern(n)] = Value::integer(0);
+    counters->attrs[intern("time_sum_s")] = Value::floating(0.0);
+    tinygrad->attrs[intern("GlobalCounters")] = Value::of(VKind::Module, counters);
+    r.globals[intern("<tinygrad>")] = Value::of(VKind::Module, tinygrad);
+
+    auto helpers = mod("tinygrad.helpers");
+    helpers->attrs[intern("getenv")] = native(
+        "getenv", "key, default=0", +[](Interp&, Args& a) {
+          // tinygrad's type(default)(os.getenv(key, default)), from tg-trace's environment
+          if (a[0].kind != VKind::Str) raise("TypeError", "str expected, not " + type_name(a[0]));
+          const char* v = std::getenv(a[0].s().c_str());
+          if (!v) return a[1];
+          std::string s = v;
+          try {
+            if (a[1].kind == VKind::Int) return Value::integer(std::stoll(s));
+            if (a[1].kind == VKind::Float) return Value::floating(std::stod(s));
+          } catch (const std::exception&) {
+            raise("ValueError", "invalid literal for " + type_name(a[1]) + "(): " + repr(Value::str(s)));
+          }
+          if (a[1].kind == VKind::Bool) return Value::boolean(!s.empty());
+          return Value::str(s);
+        });
+    helpers->attrs[intern("prod")] = native(
+        "prod", "x", +[](Interp& in, Args& a) {
+          Value r = Value::integer(1);
+          for (const Value& v : in.iterate(a[0])) r = in.binary(PyOp::Mul, r, v);
+          return r;
+        });
+    helpers->attrs[intern("flatten")] = native(
+        "flatten", "l", +[](Interp& in, Args& a) {
+          std::vector<Value> out;
+          for (const Value& l : in.iterate(a[0]))
+            for (Value& v : in.iterate(l)) out.push_back(std::move(v));
+          return Value::list(std::move(out));
+        });
+    helpers->attrs[intern("dedup")] = native(
+        "dedup", "x", +[](Interp& in, Args& a) {
+          std::vector<Value> out;
+          for (Value& v : in.iterate(a[0])) {
+            bool seen = false;
+            for (const Value& o : out) seen = seen || in.compare(PyOp::Eq, o, v, nullptr);
+            if (!seen) out.push_back(std::move(v));
+          }
+          return Value::list(std::move(out));
+        });
+    helpers->attrs[intern("all_int")] = native(
+        "all_int", "t", +[](Interp& in, Args& a) {
+          for (const Value& v : in.iterate(a[0]))
+            if (!v.is_intlike()) return Value::boolean(false);
+          return Value::boolean(true);
+        });
+    helpers->attrs[intern("make_pair")] = native(
+        "make_pair", "x, cnt=2", +[](Interp&, Args& a) {
+          if (!a[0].is_intlike()) return a[0];
+          return Value::tuple(std::vector<Value>(size_t(std::max<int64_t>(0, a[1].as_int())), a[0]));
+        });
+    helpers->attrs[intern("round_up")] = native(
+        "round_up", "num, amt", +[](Interp& in, Args& a) {
+          Value up = in.binary(PyOp::Sub, in.binary(PyOp::Add, a[0], a[1]), Value::integer(1));
+          return in.binary(PyOp::Mul, in.binary(PyOp::FloorDiv, up, a[1]), a[1]);
+        });
+    r.globals[intern("<tinygrad.helpers>")] = Value::of(VKind::Module, helpers);
+  }
   // an import statement (parser.cpp): the module at `path`, or its attributes `names`
   r.function(
       "__import__", "path, names", +[](Interp& in, Args& a) {
