@@ -16,7 +16,7 @@ scripts=(examples/demo.tg examples/digits/train.tg)
 for kind in api assign cast elem grad lang move nn optim reduce setitem state; do
   scripts+=("$(ls tests/diff/snippets/${kind}_*.tg | head -1)")
 done
-scripts+=(tests/diff/snippets/reduce_*.tg)
+scripts+=(tests/diff/snippets/reduce_*.tg tests/diff/snippets/rand_basic.tg tests/diff/snippets/tggrad_pool_pad_flip_views.tg)
 for s in "${scripts[@]}"; do
   name="$(basename "$s" .tg)"
   cp "$s" "$OUT/script/$name.tg"
