@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "error_of.h"
 #include "grad/grad.h"
 #include "lazy/lazybuffer.h"
 #include "tensor/tensor.h"
@@ -21,15 +22,6 @@ const GraphOutput& output_named(const Graph& g, const std::string& name) {
   for (const GraphOutput& o : g.outputs)
     if (o.name == name) return o;
   throw std::runtime_error("no output " + name);
-}
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.kind() + ": " + e.what();
-  }
-  return "";
 }
 
 } // namespace

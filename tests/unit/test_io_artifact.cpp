@@ -12,6 +12,7 @@
 
 #include "codegen/codegen.h"
 #include "device/registry.h"
+#include "error_of.h"
 #include "io/artifact.h"
 #include "util/error.h"
 
@@ -218,15 +219,6 @@ void expect_same(const Program& a, const Program& b) {
   EXPECT_TRUE(same_named(a.outputs, b.outputs));
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 std::string written(ArtifactKind kind, bool json) {
   switch (kind) {
   case ArtifactKind::Graph:
@@ -405,33 +397,33 @@ TEST(ArtifactJson, a_wrong_type_names_the_field) {
   std::string json = write_graph(sample_graph(), true);
   size_t at = json.find("\"shape\": [");
   json.replace(at, 10, "\"shape\": [\"four\", ");
-  EXPECT_EQ(error_of([&] { read_graph(json); }),
+  EXPECT_EQ(message_of([&] { read_graph(json); }),
             "truncated or corrupt graph artifact: nodes[0].shape[0]: a JSON value has the wrong type");
 }
 TEST(ArtifactJson, a_missing_field_is_named) {
   std::string json = write_program(sample_program(), true);
   size_t at = json.find("\"local_size\"");
   json.replace(at, 12, "\"local_sizes\"");
-  EXPECT_EQ(error_of([&] { read_program(json); }),
+  EXPECT_EQ(message_of([&] { read_program(json); }),
             "truncated or corrupt program artifact: kernels[0].local_size: missing field");
 }
 TEST(ArtifactJson, unknown_names_are_reported) {
   std::string json = write_graph(sample_graph(), true);
   size_t at = json.find("\"float32\"");
   json.replace(at, 9, "\"float33\"");
-  EXPECT_EQ(error_of([&] { read_graph(json); }),
+  EXPECT_EQ(message_of([&] { read_graph(json); }),
             "truncated or corrupt graph artifact: nodes[0].dtype: unknown dtype 'float33'");
   json = write_graph(sample_graph(), true);
   at = json.find("\"BinaryOps.ADD\"");
   json.replace(at, 15, "\"BinaryOps.FOO\"");
-  EXPECT_EQ(error_of([&] { read_graph(json); }),
+  EXPECT_EQ(message_of([&] { read_graph(json); }),
             "truncated or corrupt graph artifact: nodes[5].op: unknown op 'BinaryOps.FOO'");
 }
 TEST(ArtifactJson, bad_base64_is_reported) {
   std::string json = write_graph(sample_graph(), true);
   size_t at = json.find("AQAAAAIAAAD/////");
   json.replace(at, 16, "AQAAAAIAAAD///*/");
-  EXPECT_EQ(error_of([&] { read_graph(json); }),
+  EXPECT_EQ(message_of([&] { read_graph(json); }),
             "truncated or corrupt graph artifact: nodes[1].data: invalid base64 data");
 }
 
@@ -451,37 +443,37 @@ TEST(ArtifactKinds, reading_the_wrong_kind_says_what_it_got) {
     for (ArtifactKind got : kKinds)
       for (bool json : {false, true}) {
         if (want == got) continue;
-        EXPECT_EQ(error_of([&] { read_as(want, written(got, json)); }),
+        EXPECT_EQ(message_of([&] { read_as(want, written(got, json)); }),
                   std::string("expected ") + names[int(want)] + ", got " + names[int(got)]);
       }
 }
 TEST(ArtifactKinds, garbage_is_not_a_tg_artifact) {
-  EXPECT_EQ(error_of([] { read_graph("hello world, this is not an artifact"); }),
+  EXPECT_EQ(message_of([] { read_graph("hello world, this is not an artifact"); }),
             "input is not a tg artifact (bad magic)");
-  EXPECT_EQ(error_of([] { read_schedule(std::string("\x93NUMPY\x01\x00", 8)); }),
+  EXPECT_EQ(message_of([] { read_schedule(std::string("\x93NUMPY\x01\x00", 8)); }),
             "input is not a tg artifact (bad magic)");
-  EXPECT_EQ(error_of([] { read_program("TGART\x09xxxxxxxx"); }), "input is not a tg artifact (bad magic)");
-  EXPECT_EQ(error_of([] { read_graph("{\"nodes\": []}"); }),
+  EXPECT_EQ(message_of([] { read_program("TGART\x09xxxxxxxx"); }), "input is not a tg artifact (bad magic)");
+  EXPECT_EQ(message_of([] { read_graph("{\"nodes\": []}"); }),
             "input is not a tg artifact (JSON without a tg \"format\" field)");
-  EXPECT_EQ(error_of([] { read_graph(""); }), "input is empty (expected a graph (from tg-trace))");
+  EXPECT_EQ(message_of([] { read_graph(""); }), "input is empty (expected a graph (from tg-trace))");
 }
 TEST(ArtifactKinds, a_newer_version_is_refused) {
   std::string binary = write_graph(sample_graph());
   const std::string now = std::to_string(kArtifactVersion);
   binary[6] = char(kArtifactVersion + 1);
-  EXPECT_EQ(error_of([&] { read_graph(binary); }), "graph artifact version " +
-                                                       std::to_string(kArtifactVersion + 1) +
-                                                       " is newer than this tool (" + now + ")");
+  EXPECT_EQ(message_of([&] { read_graph(binary); }), "graph artifact version " +
+                                                         std::to_string(kArtifactVersion + 1) +
+                                                         " is newer than this tool (" + now + ")");
   std::string json = write_schedule(sample_schedule(), true);
   size_t at = json.find("\"version\": " + now);
   json.replace(at, 12, "\"version\": 7");
-  EXPECT_EQ(error_of([&] { read_schedule(json); }),
+  EXPECT_EQ(message_of([&] { read_schedule(json); }),
             "schedule artifact version 7 is newer than this tool (" + now + ")");
 }
 TEST(ArtifactKinds, an_older_version_is_refused_with_a_hint) {
   std::string binary = write_program(sample_program());
   binary[6] = 1;
-  EXPECT_EQ(error_of([&] { read_program(binary); }),
+  EXPECT_EQ(message_of([&] { read_program(binary); }),
             "program artifact version 1 is older than this tool reads (" + std::to_string(kArtifactVersion) +
                 "); run the earlier tools again");
 }
@@ -489,7 +481,7 @@ TEST(ArtifactDamage, every_truncation_of_a_binary_artifact_is_an_error) {
   for (ArtifactKind kind : kKinds) {
     std::string full = written(kind, false);
     for (size_t n = 0; n < full.size(); ++n) {
-      std::string message = error_of([&] { read_as(kind, std::string_view(full).substr(0, n)); });
+      std::string message = message_of([&] { read_as(kind, std::string_view(full).substr(0, n)); });
       EXPECT_NE(message, "(no error)") << n;
       if (n > 6) {
         EXPECT_EQ(message.rfind("truncated or corrupt ", 0), 0u) << n << ": " << message;
@@ -502,7 +494,7 @@ TEST(ArtifactDamage, every_truncation_of_a_json_artifact_is_an_error) {
     std::string full = written(kind, true);
     while (!full.empty() && (full.back() == '\n' || full.back() == '}')) full.pop_back();
     for (size_t n = 0; n < full.size(); n += 3)
-      EXPECT_NE(error_of([&] { read_as(kind, std::string_view(full).substr(0, n)); }), "(no error)") << n;
+      EXPECT_NE(message_of([&] { read_as(kind, std::string_view(full).substr(0, n)); }), "(no error)") << n;
   }
 }
 TEST(ArtifactDamage, flipped_bytes_never_crash) {
@@ -525,11 +517,11 @@ TEST(ArtifactDamage, a_huge_length_is_refused_before_allocating) {
   std::string damaged =
       full.substr(0, 11) + std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8) + full.substr(19);
   EXPECT_EQ(
-      error_of([&] { read_graph(damaged); }),
+      message_of([&] { read_graph(damaged); }),
       "truncated or corrupt graph artifact: nodes: length 9223372036854775807 exceeds the 32 bytes left");
 }
 TEST(ArtifactDamage, trailing_bytes_are_refused) {
-  EXPECT_EQ(error_of([] { read_program(write_program(sample_program()) + "xx"); }),
+  EXPECT_EQ(message_of([] { read_program(write_program(sample_program()) + "xx"); }),
             "truncated or corrupt program artifact: 2 unexpected bytes after the end");
 }
 
@@ -537,49 +529,49 @@ TEST(ArtifactDamage, trailing_bytes_are_refused) {
 TEST(ArtifactValidation, graph_sources_must_come_first) {
   Graph g = sample_graph();
   g.nodes[5].srcs = {3, 6};
-  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+  EXPECT_EQ(message_of([&] { read_graph(write_graph(g)); }),
             "invalid graph artifact: node 5 (BinaryOps.ADD): source 6 is not an earlier node");
 }
 TEST(ArtifactValidation, graph_outputs_must_exist) {
   Graph g = sample_graph();
   g.outputs[0].node = 999;
-  EXPECT_EQ(error_of([&] { read_graph(write_graph(g, true)); }),
+  EXPECT_EQ(message_of([&] { read_graph(write_graph(g, true)); }),
             "invalid graph artifact: output 'out': node 999 does not exist");
 }
 TEST(ArtifactValidation, graph_data_must_match_the_shape) {
   Graph g = sample_graph();
   g.nodes[1].data.pop_back();
-  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+  EXPECT_EQ(message_of([&] { read_graph(write_graph(g)); }),
             "invalid graph artifact: node 1 (LoadOps.COPY): data has 11 bytes, expected 12");
 }
 TEST(ArtifactValidation, graph_shapes_are_not_negative) {
   Graph g = sample_graph();
   g.nodes[0].shape = {4, -8};
-  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+  EXPECT_EQ(message_of([&] { read_graph(write_graph(g)); }),
             "invalid graph artifact: node 0 (LoadOps.EMPTY): negative dimension in shape (4, -8)");
 }
 TEST(ArtifactValidation, graph_masks_fit_their_view) {
   Graph g = sample_graph();
   (*g.nodes[3].st.views[1].mask)[1] = {1, 5};
-  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+  EXPECT_EQ(message_of([&] { read_graph(write_graph(g)); }),
             "invalid graph artifact: node 3 (LoadOps.VIEW): mask [1, 5) does not fit dimension 1 of size 4");
 }
 TEST(ArtifactValidation, graph_arity_is_checked) {
   Graph g = sample_graph();
   g.nodes[5].srcs = {3};
-  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+  EXPECT_EQ(message_of([&] { read_graph(write_graph(g)); }),
             "invalid graph artifact: node 5 (BinaryOps.ADD): needs 2 sources, has 1");
 }
 TEST(ArtifactValidation, graph_reduce_axes_are_in_range) {
   Graph g = sample_graph();
   g.nodes[6].arg = Axes{2};
-  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+  EXPECT_EQ(message_of([&] { read_graph(write_graph(g)); }),
             "invalid graph artifact: node 6 (ReduceOps.SUM): reduce axis 2 out of range for 2 dimensions");
 }
 TEST(ArtifactValidation, graph_views_stay_inside_their_base) {
   Graph g = sample_graph();
   g.nodes[4].st.views[0].strides = {1, 0};
-  EXPECT_EQ(error_of([&] { read_graph(write_graph(g)); }),
+  EXPECT_EQ(message_of([&] { read_graph(write_graph(g)); }),
             "invalid graph artifact: node 4 (LoadOps.VIEW): view reads elements 0..7 of a buffer of 1");
 }
 TEST(ArtifactValidation, schedule_buffer_index_is_in_range) {
@@ -587,7 +579,7 @@ TEST(ArtifactValidation, schedule_buffer_index_is_in_range) {
   LazyOpPtr load = LazyOp::make(Op::LOAD, {}, mem(2, DType::Float32, contiguous({1, 4})));
   s.kernels[0].ast = {LazyOp::make(Op::STORE, {load}, mem(0, DType::Float32, contiguous({1, 4})))};
   EXPECT_EQ(
-      error_of([&] { read_schedule(write_schedule(s)); }),
+      message_of([&] { read_schedule(write_schedule(s)); }),
       "invalid schedule artifact: kernel 0 BufferOps.LOAD: buffer index 2 out of range for 2 kernel buffers");
 }
 TEST(ArtifactValidation, schedule_views_stay_inside_their_buffer) {
@@ -595,31 +587,31 @@ TEST(ArtifactValidation, schedule_views_stay_inside_their_buffer) {
   LazyOpPtr load = LazyOp::make(Op::LOAD, {}, mem(1, DType::Float32, st_of({view({1, 4}, {0, 11})})));
   s.kernels[0].ast = {LazyOp::make(Op::STORE, {load}, mem(0, DType::Float32, contiguous({1, 4})))};
   EXPECT_EQ(
-      error_of([&] { read_schedule(write_schedule(s, true)); }),
+      message_of([&] { read_schedule(write_schedule(s, true)); }),
       "invalid schedule artifact: kernel 0 BufferOps.LOAD: view reads elements 0..33 of a buffer of 32");
   LazyOpPtr good = LazyOp::make(Op::LOAD, {}, mem(1, DType::Float32, contiguous({1, 4})));
   s.kernels[0].ast = {
       LazyOp::make(Op::STORE, {good}, mem(0, DType::Float32, st_of({view({1, 4}, {0, 1}, 1)})))};
-  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+  EXPECT_EQ(message_of([&] { read_schedule(write_schedule(s)); }),
             "invalid schedule artifact: kernel 0 BufferOps.STORE: view reads elements 1..4 of a buffer of 4");
 }
 TEST(ArtifactValidation, schedule_kernel_buffers_exist) {
   Schedule s = sample_schedule();
   s.kernels[1].bufs[2] = 42;
-  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+  EXPECT_EQ(message_of([&] { read_schedule(write_schedule(s)); }),
             "invalid schedule artifact: kernel 1: buffer 42 does not exist");
 }
 TEST(ArtifactValidation, schedule_constant_data_matches_its_size) {
   Schedule s = sample_schedule();
   s.buffers[2].size = 4;
-  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+  EXPECT_EQ(message_of([&] { read_schedule(write_schedule(s)); }),
             "invalid schedule artifact: buffer 2: constant data has 12 bytes, expected 16");
 }
 TEST(ArtifactValidation, schedule_loads_need_a_buffer_argument) {
   Schedule s = sample_schedule();
   LazyOpPtr load = LazyOp::make(Op::LOAD, {}, Axes{0});
   s.kernels[0].ast = {LazyOp::make(Op::STORE, {load}, mem(0, DType::Float32, contiguous({1, 4})))};
-  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+  EXPECT_EQ(message_of([&] { read_schedule(write_schedule(s)); }),
             "invalid schedule artifact: kernel 0 BufferOps.LOAD: needs a buffer argument");
 }
 TEST(ArtifactValidation, schedule_elementwise_sources_agree_in_shape) {
@@ -629,17 +621,17 @@ TEST(ArtifactValidation, schedule_elementwise_sources_agree_in_shape) {
   s.kernels[0].ast = {
       LazyOp::make(Op::STORE, {LazyOp::make(Op::ADD, {a, b})}, mem(0, DType::Float32, contiguous({1, 4})))};
   EXPECT_EQ(
-      error_of([&] { read_schedule(write_schedule(s)); }),
+      message_of([&] { read_schedule(write_schedule(s)); }),
       "invalid schedule artifact: kernel 0 BinaryOps.ADD: sources have different shapes (1, 4) and (4, 1)");
 }
 TEST(ArtifactValidation, schedule_named_buffers_match_their_buffer) {
   Schedule s = sample_schedule();
   s.outputs[0].shape = {2, 4};
-  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+  EXPECT_EQ(message_of([&] { read_schedule(write_schedule(s)); }),
             "invalid schedule artifact: output 'out': shape (2, 4) does not match buffer size 4");
   s = sample_schedule();
   s.inputs.push_back(s.inputs[0]);
-  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+  EXPECT_EQ(message_of([&] { read_schedule(write_schedule(s)); }),
             "invalid schedule artifact: input 'x': duplicate name");
 }
 TEST(ArtifactValidation, schedule_ast_source_indices_are_checked_in_json) {
@@ -648,23 +640,23 @@ TEST(ArtifactValidation, schedule_ast_source_indices_are_checked_in_json) {
   at = json.find_first_of("0123456789", at);
   ASSERT_EQ(json[at], '0');
   json[at] = '9';
-  EXPECT_EQ(error_of([&] { read_schedule(json); }),
+  EXPECT_EQ(message_of([&] { read_schedule(json); }),
             "truncated or corrupt schedule artifact: kernels[0].ast[1]: source 9 is not an earlier node");
 }
 TEST(ArtifactValidation, program_kernel_names_are_identifiers) {
   Program p = sample_program();
   p.kernels[0].name = "r 4; system";
-  EXPECT_EQ(error_of([&] { read_program(write_program(p)); }),
+  EXPECT_EQ(message_of([&] { read_program(write_program(p)); }),
             "invalid program artifact: kernel 0 'r 4; system': kernel name is not an identifier");
 }
 TEST(ArtifactValidation, program_launch_sizes_are_positive) {
   Program p = sample_program();
   p.kernels[1].global_size = {2, 0};
-  EXPECT_EQ(error_of([&] { read_program(write_program(p)); }),
+  EXPECT_EQ(message_of([&] { read_program(write_program(p)); }),
             "invalid program artifact: kernel 1 'E_4n1': global_size (2, 0) has a bad dimension");
   p = sample_program();
   p.kernels[1].local_size = {};
-  EXPECT_EQ(error_of([&] { read_program(write_program(p)); }),
+  EXPECT_EQ(message_of([&] { read_program(write_program(p)); }),
             "invalid program artifact: kernel 1 'E_4n1': local_size needs 1 to 3 dimensions");
 }
 // A buffer table shrunk below what the kernels touch would let them run out of bounds.
@@ -672,15 +664,15 @@ TEST(ArtifactValidation, program_buffers_hold_what_their_kernels_touch) {
   Program p = sample_program();
   p.buffers[1].size = 31; // x: 32 floats read by kernel 0
   p.inputs[0].shape = {31};
-  EXPECT_EQ(error_of([&] { read_program(write_program(p, true)); }),
+  EXPECT_EQ(message_of([&] { read_program(write_program(p, true)); }),
             "invalid program artifact: kernel 0 'r_4_8': touches 128 bytes of buffer 1, which holds 124");
   p = sample_program();
   p.buffers[3].dtype = DType::Int8; // an intermediate read as 4 halfs (8 bytes)
-  EXPECT_EQ(error_of([&] { read_program(write_program(p)); }),
+  EXPECT_EQ(message_of([&] { read_program(write_program(p)); }),
             "invalid program artifact: kernel 1 'E_4n1': touches 8 bytes of buffer 3, which holds 4");
   p = sample_program();
   p.kernels[1].extents.pop_back();
-  EXPECT_EQ(error_of([&] { read_program(write_program(p)); }),
+  EXPECT_EQ(message_of([&] { read_program(write_program(p)); }),
             "invalid program artifact: kernel 1 'E_4n1': 3 extents for 4 buffers");
 }
 // Strides chosen to overflow int64 when the view's reach is computed.
@@ -689,7 +681,7 @@ TEST(ArtifactValidation, schedule_hostile_strides_are_refused) {
   LazyOpPtr load =
       LazyOp::make(Op::LOAD, {}, mem(1, DType::Float32, st_of({view({1, 4}, {0, INT64_MAX / 2})})));
   s.kernels[0].ast = {LazyOp::make(Op::STORE, {load}, mem(0, DType::Float32, contiguous({1, 4})))};
-  EXPECT_EQ(error_of([&] { read_schedule(write_schedule(s)); }),
+  EXPECT_EQ(message_of([&] { read_schedule(write_schedule(s)); }),
             "invalid schedule artifact: kernel 0 BufferOps.LOAD: stride out of range");
 }
 // tg-codegen writes the extents from each buffer's views.
@@ -708,6 +700,6 @@ TEST(ArtifactValidation, codegen_records_each_buffers_extent) {
 TEST(ArtifactValidation, program_needs_a_device) {
   Program p = sample_program();
   p.device = "";
-  EXPECT_EQ(error_of([&] { read_program(write_program(p)); }),
+  EXPECT_EQ(message_of([&] { read_program(write_program(p)); }),
             "invalid program artifact: device: empty device name");
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "error_of.h"
 #include "io/tool.h"
 #include "temp_dir.h"
 #include "util/error.h"
@@ -11,15 +12,6 @@
 using namespace tg;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 struct ToolRun {
   int code;
@@ -49,7 +41,7 @@ TEST(ToolIo, read_input_reads_a_file) {
   EXPECT_EQ(read_input(dir.file("in")), std::string("a\0b", 3));
 }
 TEST(ToolIo, read_input_names_a_missing_file) {
-  std::string message = error_of([] { read_input("/nonexistent/in.graph"); });
+  std::string message = message_of([] { read_input("/nonexistent/in.graph"); });
   EXPECT_EQ(message.rfind("/nonexistent/in.graph: cannot open: ", 0), 0u) << message;
 }
 TEST(ToolIo, read_input_reads_piped_stdin) {
@@ -74,7 +66,7 @@ TEST(ToolIo, write_output_replaces_a_file_without_leftovers) {
 }
 TEST(ToolIo, a_failed_write_leaves_no_file) {
   TempDir dir("tg-tool-test");
-  EXPECT_NE(error_of([&] { write_output("x", dir.file("no/such/dir/out"), true); }), "(no error)");
+  EXPECT_NE(message_of([&] { write_output("x", dir.file("no/such/dir/out"), true); }), "(no error)");
   EXPECT_EQ(dir.entries(), 0u);
 }
 TEST(ToolIo, write_output_writes_stdout_when_it_is_not_a_terminal) {
@@ -84,7 +76,7 @@ TEST(ToolIo, write_output_writes_stdout_when_it_is_not_a_terminal) {
   EXPECT_EQ(testing::internal::GetCapturedStdout(), std::string("{\"format\": \"tg-graph\"}\nTGART\1"));
 }
 TEST(ToolIo, write_output_goes_through_special_files) {
-  EXPECT_EQ(error_of([] { write_output("x", "/dev/null", true); }), "(no error)");
+  EXPECT_EQ(message_of([] { write_output("x", "/dev/null", true); }), "(no error)");
 }
 
 TEST(RunTool, version_prints_name_and_version) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "error_of.h"
 #include "io/npy.h"
 #include "temp_dir.h"
 #include "util/error.h"
@@ -52,15 +53,6 @@ const std::string kInt64Fortran_2x2x2 = std::string(
     "\000\000\000\005\000\000\000\000\000\000\000\003\000\000\000\000\000\000\000\007\000\000\000\000"
     "\000\000\000",
     192);
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 template <class T> std::vector<T> values(const HostBuffer& b) {
   std::vector<T> out(b.data.size() / sizeof(T));
@@ -161,21 +153,21 @@ TEST(NpyNumpy, reads_versions_2_and_3) {
   EXPECT_EQ(u.data, (std::vector<uint8_t>{7, 255}));
 }
 TEST(NpyErrors, not_a_npy_file) {
-  EXPECT_EQ(error_of([] { read_npy_bytes("hello", "x.npy"); }), "x.npy: not a .npy file");
-  EXPECT_EQ(error_of([] { read_npy_bytes("", "x.npy"); }), "x.npy: not a .npy file");
+  EXPECT_EQ(message_of([] { read_npy_bytes("hello", "x.npy"); }), "x.npy: not a .npy file");
+  EXPECT_EQ(message_of([] { read_npy_bytes("", "x.npy"); }), "x.npy: not a .npy file");
 }
 TEST(NpyErrors, truncated_data_says_how_much) {
   std::string cut = kFloat32_2x3.substr(0, kFloat32_2x3.size() - 4);
-  EXPECT_EQ(error_of([&] { read_npy_bytes(cut, "x.npy"); }),
+  EXPECT_EQ(message_of([&] { read_npy_bytes(cut, "x.npy"); }),
             "x.npy: truncated: expected 24 bytes of data, got 20");
 }
 TEST(NpyErrors, every_truncation_is_an_error) {
   for (const std::string* full : {&kFloat32_2x3, &kFloat16V2, &kBoolScalar})
     for (size_t n = 0; n < full->size(); ++n)
-      EXPECT_NE(error_of([&] { read_npy_bytes(full->substr(0, n), "x.npy"); }), "(no error)") << n;
+      EXPECT_NE(message_of([&] { read_npy_bytes(full->substr(0, n), "x.npy"); }), "(no error)") << n;
 }
 TEST(NpyErrors, bfloat16_has_no_numpy_dtype) {
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(message_of([] {
               npy_bytes(HostBuffer{DType::BFloat16, {1}, {0, 0}}, "x.npy");
             }),
             "x.npy: bfloat16 has no numpy dtype");
@@ -183,27 +175,28 @@ TEST(NpyErrors, bfloat16_has_no_numpy_dtype) {
 TEST(NpyErrors, unsupported_dtypes_are_named) {
   std::string bytes = kFloat32_2x3;
   bytes.replace(bytes.find("<f4"), 3, "<c8");
-  EXPECT_EQ(error_of([&] { read_npy_bytes(bytes, "x.npy"); }), "x.npy: unsupported dtype '<c8'");
+  EXPECT_EQ(message_of([&] { read_npy_bytes(bytes, "x.npy"); }), "x.npy: unsupported dtype '<c8'");
   bytes = kFloat32_2x3;
   bytes.replace(bytes.find("'<f4'"), 5, "[('a', '<f4')]");
   bytes.erase(bytes.find("    "), 9); // keep the header length
-  EXPECT_EQ(error_of([&] { read_npy_bytes(bytes, "x.npy"); }),
+  EXPECT_EQ(message_of([&] { read_npy_bytes(bytes, "x.npy"); }),
             "x.npy: unsupported dtype (structured arrays are not supported)");
 }
 TEST(NpyErrors, unknown_versions_are_refused) {
   std::string bytes = kFloat32_2x3;
   bytes[6] = 4;
-  EXPECT_EQ(error_of([&] { read_npy_bytes(bytes, "x.npy"); }), "x.npy: unsupported .npy format version 4.0");
+  EXPECT_EQ(message_of([&] { read_npy_bytes(bytes, "x.npy"); }),
+            "x.npy: unsupported .npy format version 4.0");
 }
 TEST(NpyErrors, malformed_headers_are_refused) {
   std::string bytes = kFloat32_2x3;
   bytes.replace(bytes.find("(2, 3)"), 6, "(2, -3)");
   bytes.erase(bytes.find("    "), 1);
-  EXPECT_EQ(error_of([&] { read_npy_bytes(bytes, "x.npy"); }),
+  EXPECT_EQ(message_of([&] { read_npy_bytes(bytes, "x.npy"); }),
             "x.npy: malformed .npy header (negative dimension in 'shape')");
   bytes = kFloat32_2x3;
   bytes.replace(bytes.find("'shape'"), 7, "'shapd'");
-  EXPECT_EQ(error_of([&] { read_npy_bytes(bytes, "x.npy"); }),
+  EXPECT_EQ(message_of([&] { read_npy_bytes(bytes, "x.npy"); }),
             "x.npy: malformed .npy header (needs 'descr', 'fortran_order' and 'shape')");
 }
 // Sizes are checked before they can wrap: 2**32 * (2**32 + 1) * 4 bytes is 2**66 + 2**34, which
@@ -213,7 +206,7 @@ TEST(NpyErrors, a_shape_past_64_bits_is_too_large_not_wrapped) {
   std::string huge = "(4294967296, 4294967297)";
   bytes.replace(bytes.find("(2, 3)"), 6, huge);
   bytes.erase(bytes.find("    "), huge.size() - 6); // keep the header length
-  EXPECT_EQ(error_of([&] { read_npy_bytes(bytes, "x.npy"); }),
+  EXPECT_EQ(message_of([&] { read_npy_bytes(bytes, "x.npy"); }),
             "x.npy: array too large: shape (4294967296, 4294967297)");
 }
 // A zero anywhere makes the array empty, however large the other dimensions.
@@ -227,7 +220,7 @@ TEST(NpyNumpy, a_zero_after_huge_dimensions_is_empty) {
   EXPECT_TRUE(b.data.empty());
 }
 TEST(NpyErrors, buffer_size_must_match_shape_when_writing) {
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(message_of([] {
               npy_bytes(HostBuffer{DType::Int32, {2}, {1, 2, 3}}, "x.npy");
             }),
             "x.npy: buffer holds 3 bytes, shape (2,) of int32 needs 8");
@@ -245,14 +238,15 @@ TEST(NpyFiles, write_then_read_a_file) {
 }
 TEST(NpyFiles, a_failed_write_leaves_nothing) {
   TempDir dir("tg-npy-test");
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(message_of([&] {
               write_npy(dir.file("a.npy"), HostBuffer{DType::BFloat16, {1}, {0, 0}});
             }),
             "(no error)");
-  EXPECT_NE(error_of([&] { write_npy(dir.file("missing/a.npy"), pattern(DType::Int8, {1})); }), "(no error)");
+  EXPECT_NE(message_of([&] { write_npy(dir.file("missing/a.npy"), pattern(DType::Int8, {1})); }),
+            "(no error)");
   EXPECT_EQ(dir.entries(), 0u);
 }
 TEST(NpyFiles, a_missing_file_is_named) {
-  std::string message = error_of([] { read_npy("/nonexistent/x.npy"); });
+  std::string message = message_of([] { read_npy("/nonexistent/x.npy"); });
   EXPECT_EQ(message.rfind("/nonexistent/x.npy: cannot open: ", 0), 0u) << message;
 }

@@ -5,6 +5,7 @@
 
 #include "device/clang/clang_compiler.h"
 #include "device/registry.h"
+#include "error_of.h"
 #include "runtime/compile_cache.h"
 #include "runtime/sha256.h"
 #include "test_codegen_util.h"
@@ -58,15 +59,6 @@ Program add_program() {
 std::map<std::string, HostBuffer> add_inputs() {
   return {{"x", host(DType::Float32, {4, 8}, iota_values<float>(32))},
           {"y", host(DType::Float32, {4, 8}, iota_values<float>(32))}};
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.kind() + ": " + e.what();
-  }
-  return "no error";
 }
 
 } // namespace

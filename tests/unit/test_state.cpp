@@ -6,6 +6,7 @@
 
 #include "codegen/codegen.h"
 #include "device/registry.h"
+#include "error_of.h"
 #include "launch/runner.h"
 #include "schedule/schedule.h"
 #include "script/trace.h"
@@ -20,15 +21,6 @@ std::vector<float> floats(const HostBuffer& b) {
   std::vector<float> v(b.data.size() / 4);
   std::memcpy(v.data(), b.data.data(), b.data.size());
   return v;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 } // namespace
@@ -52,7 +44,7 @@ TEST(State, state_names_a_state_and_refuses_a_duplicate) {
   Graph g = trace_script("w = state('w', Tensor.ones(3))\noutput('y', w)", "t.tg");
   ASSERT_EQ(g.states.size(), 1u);
   EXPECT_EQ(g.states[0].name, "w");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(message_of([] {
               trace_script("a = state('w', Tensor.ones(3))\nb = state('w', Tensor.zeros(3))", "t.tg");
             }),
             "t.tg:2: ValueError: a state named 'w' already exists");
@@ -100,9 +92,10 @@ TEST(State, an_output_of_an_overwritten_version_gets_a_copy) {
 }
 
 TEST(State, assign_checks_shape_and_dtype_like_tinygrad) {
-  EXPECT_EQ(error_of([] { trace_script("w = Tensor.zeros(3).realize()\nw.assign(Tensor.ones(4))", "t.tg"); }),
-            "t.tg:2: AssertionError: assign shape mismatch (3,) != (4,)");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(
+      message_of([] { trace_script("w = Tensor.zeros(3).realize()\nw.assign(Tensor.ones(4))", "t.tg"); }),
+      "t.tg:2: AssertionError: assign shape mismatch (3,) != (4,)");
+  EXPECT_EQ(message_of([] {
               trace_script("w = Tensor.zeros(3).realize()\nw.assign(Tensor.ones(3, dtype=dtypes.int32))",
                            "t.tg");
             }),
@@ -130,7 +123,7 @@ TEST(State, a_program_run_carries_states_across_steps_and_skips_init_when_loaded
   run.load_states({{"state.0", start}});
   run.step();
   EXPECT_EQ(floats(run.output("c")), (std::vector<float>{101, 201}));
-  EXPECT_EQ(error_of([&] { run.load_states({}); }), "missing state 'state.0'");
+  EXPECT_EQ(message_of([&] { run.load_states({}); }), "missing state 'state.0'");
 }
 
 TEST(State, the_default_generators_seed_becomes_a_state_once_the_program_has_one) {
