@@ -233,6 +233,14 @@ Value import_module(const std::string& path) {
                                    "tinygrad.nn.state, math, typing)");
 }
 
+// staticmethod(f) / classmethod(f): a marker object holding f as __func__
+Value method_wrapper(const char* kind, const Value& fn) {
+  auto w = std::make_shared<ModuleObj>();
+  w->name = kind;
+  w->attrs[intern("__func__")] = fn;
+  return Value::of(VKind::Module, std::move(w));
+}
+
 // isinstance(obj, cls): the builtin types, Tensor, script classes, nn layers, tuples of them
 bool is_instance(const Value& obj, const Value& cls) {
   if (cls.kind == VKind::Tuple) {
@@ -876,20 +884,10 @@ void register_builtins(Registry& r) {
       });
   // staticmethod(f) / classmethod(f): a wrapper that attribute access on the class or an
   // instance unwraps (operators.cpp's unwrap_method)
-  for (const char* kind : {"staticmethod", "classmethod"})
-    r.function(kind, "function",
-               kind[0] == 's' ? NativeFn(+[](Interp&, Args& a) {
-                 auto w = std::make_shared<ModuleObj>();
-                 w->name = "staticmethod";
-                 w->attrs[intern("__func__")] = a[0];
-                 return Value::of(VKind::Module, std::move(w));
-               })
-                              : NativeFn(+[](Interp&, Args& a) {
-                                  auto w = std::make_shared<ModuleObj>();
-                                  w->name = "classmethod";
-                                  w->attrs[intern("__func__")] = a[0];
-                                  return Value::of(VKind::Module, std::move(w));
-                                }));
+  r.function(
+      "staticmethod", "function", +[](Interp&, Args& a) { return method_wrapper("staticmethod", a[0]); });
+  r.function(
+      "classmethod", "function", +[](Interp&, Args& a) { return method_wrapper("classmethod", a[0]); });
   r.function(
       "isinstance", "obj, class_or_tuple",
       +[](Interp&, Args& a) { return Value::boolean(is_instance(a[0], a[1])); });

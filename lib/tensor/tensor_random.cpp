@@ -48,7 +48,6 @@ bool& threefry_flag() {
   }();
   return on;
 }
-bool threefry_mode() { return threefry_flag(); }
 
 // custom_random: Tensor._seed += 1 and numpy's default_rng(Tensor._seed) fills the buffer.
 // tinygrad bumps the seed when the buffer is realized, so a draw is made pending (a unique
@@ -88,7 +87,7 @@ Tensor uniform_impl(const Shape& shape, const Scalar& low, const Scalar& high, D
 
 } // namespace
 
-bool Tensor::threefry() { return threefry_mode(); }
+bool Tensor::threefry() { return threefry_flag(); }
 void Tensor::set_threefry(bool on) { threefry_flag() = on; }
 
 void Tensor::manual_seed(int64_t seed) {
@@ -147,7 +146,7 @@ void Tensor::end_program() {
 
 Tensor Tensor::rand(const Shape& shape, std::optional<DType> dtype) {
   int64_t num = prod(shape);
-  if (!threefry_mode()) {
+  if (!threefry_flag()) {
     // numpy fills bfloat16 through float (tinygrad draws float and casts)
     if (dtype.value_or(kDefaultFloat) == DType::BFloat16)
       return rand(shape, DType::Float32).cast(DType::BFloat16);

@@ -8,6 +8,7 @@
 #include "device/registry.h"
 #include "error_of.h"
 #include "launch/runner.h"
+#include "rng_mode.h"
 #include "schedule/schedule.h"
 #include "script/trace.h"
 
@@ -127,28 +128,24 @@ TEST(State, a_program_run_carries_states_across_steps_and_skips_init_when_loaded
 }
 
 TEST(State, the_default_generators_seed_becomes_a_state_once_the_program_has_one) {
-  bool was = Tensor::threefry();
-  Tensor::set_threefry(false);
+  RngMode numpy_rng(false);
   Graph plain = trace_script("Tensor.manual_seed(1)\noutput('r', Tensor.rand(4))", "t.tg");
   EXPECT_TRUE(plain.states.empty());
   Graph g = trace_script(
       "Tensor.manual_seed(1)\nw = Tensor.zeros(4).realize()\nw.assign(Tensor.rand(4))\noutput('w', w)",
       "t.tg");
-  Tensor::set_threefry(was);
   ASSERT_EQ(g.states.size(), 2u);
   EXPECT_EQ(g.states[1].name, "_seed");
   EXPECT_EQ(g.assigns.size(), 2u); // w, and the seed advanced by the step's draws
 }
 
 TEST(State, the_rng_counter_becomes_a_state_once_the_program_has_one) {
-  bool was = Tensor::threefry();
-  Tensor::set_threefry(true);
+  RngMode threefry(true);
   Graph plain = trace_script("Tensor.manual_seed(1)\noutput('r', Tensor.rand(4))", "t.tg");
   EXPECT_TRUE(plain.states.empty());
   Graph g = trace_script(
       "Tensor.manual_seed(1)\nw = Tensor.zeros(4).realize()\nw.assign(Tensor.rand(4))\noutput('w', w)",
       "t.tg");
-  Tensor::set_threefry(was);
   ASSERT_EQ(g.states.size(), 2u);
   EXPECT_EQ(g.states[1].name, "_rng_counter");
   EXPECT_EQ(g.assigns.size(), 2u); // w, and the counter advanced by the step's draws

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "rng_mode.h"
 #include "tensor/tensor_impl.h"
 #include "util/error.h"
 
@@ -160,16 +161,8 @@ TEST(TensorData, bytes_are_uint8_whatever_the_dtype) {
   EXPECT_EQ(base_node(t).data, (std::vector<uint8_t>{1, 2, 3}));
 }
 
-// THREEFRY=1 for one test (tinygrad's helpers.THREEFRY); the default generator otherwise.
-struct ThreefryMode {
-  bool was = Tensor::threefry();
-  ThreefryMode() { Tensor::set_threefry(true); }
-  ~ThreefryMode() { Tensor::set_threefry(was); }
-};
-
 TEST(TensorRandom, default_rand_is_one_custom_buffer_seeded_when_realized) {
-  bool was = Tensor::threefry();
-  Tensor::set_threefry(false);
+  RngMode numpy_rng(false);
   Tensor::begin_program();
   Tensor::manual_seed(7);
   Tensor a = Tensor::rand({3}), b = Tensor::rand({2, 2}, DType::Float16);
@@ -180,11 +173,10 @@ TEST(TensorRandom, default_rand_is_one_custom_buffer_seeded_when_realized) {
   EXPECT_EQ(std::get<Scalar>(b.lazydata().node().arg).i, 8);
   EXPECT_EQ(std::get<Scalar>(a.lazydata().node().arg).i, 9);
   EXPECT_EQ(Tensor::rand({0}).lazydata().base().node().op, Op::LOAD_CONST); // nothing drawn
-  Tensor::set_threefry(was);
 }
 
 TEST(TensorRandom, manual_seed_repeats_the_same_graph) {
-  ThreefryMode threefry;
+  RngMode threefry(true);
   Tensor::manual_seed(42);
   Tensor a = Tensor::rand({5});
   Tensor b = Tensor::rand({5});
@@ -195,7 +187,7 @@ TEST(TensorRandom, manual_seed_repeats_the_same_graph) {
 }
 
 TEST(TensorRandom, different_seeds_give_different_graphs) {
-  ThreefryMode threefry;
+  RngMode threefry(true);
   Tensor::manual_seed(1);
   Tensor a = Tensor::rand({5});
   Tensor::manual_seed(2);
@@ -204,7 +196,7 @@ TEST(TensorRandom, different_seeds_give_different_graphs) {
 }
 
 TEST(TensorRandom, rand_reads_the_counter_buffer) {
-  ThreefryMode threefry;
+  RngMode threefry(true);
   Tensor::manual_seed(0);
   (void)Tensor::rand({3});
   Tensor t = Tensor::rand({4});
@@ -218,7 +210,7 @@ TEST(TensorRandom, rand_reads_the_counter_buffer) {
 }
 
 TEST(TensorRandom, randn_draws_twice_the_elements) {
-  ThreefryMode threefry;
+  RngMode threefry(true);
   Tensor::manual_seed(0);
   (void)Tensor::randn({3});
   Tensor next = Tensor::rand({1});
