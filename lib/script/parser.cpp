@@ -165,27 +165,32 @@ private:
   // name tg does not provide is an ImportError at the import line.
   NodePtr import_statement() {
     int line = cur().line;
-    auto tuple_assign = [&](std::vector<std::string> names, const std::string& module,
-                            std::vector<std::string> what) {
-      auto targets = std::make_unique<Node>(NK::TupleExpr, line);
-      for (const std::string& n : names) {
-        targets->kids.push_back(std::make_unique<Node>(NK::Name, line));
-        targets->kids.back()->ref.sym = intern(n);
-      }
+    // __import__(module, (what, ...)): a tuple of the module ("") or of its attributes
+    auto import_call = [&](const std::string& module, const std::vector<std::string>& what) {
       auto call = std::make_unique<Node>(NK::Call, line);
       call->kids.push_back(std::make_unique<Node>(NK::Name, line));
       call->kids.back()->ref.sym = intern("__import__");
-      for (Value v : {Value::str(module), Value()}) {
-        call->kids.push_back(std::make_unique<Node>(NK::Const, line));
-        call->kids.back()->value = v;
-      }
       std::vector<Value> items;
       for (const std::string& w : what) items.push_back(Value::str(w));
-      call->kids.back()->value = Value::tuple(std::move(items));
+      for (Value v : {Value::str(module), Value::tuple(std::move(items))}) {
+        call->kids.push_back(std::make_unique<Node>(NK::Const, line));
+        call->kids.back()->value = std::move(v);
+      }
       call->arg_kinds.assign(2, kArgPositional);
+      return call;
+    };
+    auto name_tuple = [&](const std::vector<std::string>& names) {
+      auto t = std::make_unique<Node>(NK::TupleExpr, line);
+      for (const std::string& n : names) {
+        t->kids.push_back(std::make_unique<Node>(NK::Name, line));
+        t->kids.back()->ref.sym = intern(n);
+      }
+      return t;
+    };
+    auto assign = [&](NodePtr target, NodePtr value) {
       auto a = std::make_unique<Node>(NK::Assign, line);
-      a->kids.push_back(std::move(targets));
-      a->kids.push_back(std::move(call));
+      a->kids.push_back(std::move(target));
+      a->kids.push_back(std::move(value));
       return a;
     };
     auto module = [&] {
@@ -202,32 +207,19 @@ private:
     };
     if (accept_kw("import")) {
       // import a.b binds a (the package); import a.b as c binds c to a.b
-      std::vector<std::string> names, modules;
+      // ((a,), (c,)) = (__import__("a", ("",)), __import__("a.b", ("",)))
+      auto targets = std::make_unique<Node>(NK::TupleExpr, line);
+      auto values = std::make_unique<Node>(NK::TupleExpr, line);
       do {
         std::string m = module();
         check_module(m);
-        if (accept_kw("as")) {
-          names.push_back(name());
-          modules.push_back(m);
-        } else {
-          names.push_back(m.substr(0, m.find('.')));
-          modules.push_back(names.back());
-        }
+        // import a.b binds a (the package); import a.b as c binds c to a.b
+        std::string package = m.substr(0, m.find('.'));
+        bool alias = accept_kw("as");
+        targets->kids.push_back(name_tuple({alias ? name() : package}));
+        values->kids.push_back(import_call(alias ? m : package, {""}));
       } while (accept_op(","));
-      if (names.size() == 1) return tuple_assign(names, modules[0], {""});
-      std::vector<NodePtr> assigns;
-      for (size_t k = 0; k < names.size(); ++k) assigns.push_back(tuple_assign({names[k]}, modules[k], {""}));
-      // several: one tuple assignment of the single ones, ((a,), (b,)) = (..., ...)
-      auto targets = std::make_unique<Node>(NK::TupleExpr, line);
-      auto values = std::make_unique<Node>(NK::TupleExpr, line);
-      for (auto& a : assigns) {
-        targets->kids.push_back(std::move(a->kids[0]));
-        values->kids.push_back(std::move(a->kids[1]));
-      }
-      auto a = std::make_unique<Node>(NK::Assign, line);
-      a->kids.push_back(std::move(targets));
-      a->kids.push_back(std::move(values));
-      return a;
+      return assign(std::move(targets), std::move(values));
     }
     accept_kw("from");
     std::string m = module();
@@ -242,7 +234,7 @@ private:
       names.push_back(accept_kw("as") ? name() : what.back());
     } while (accept_op(","));
     if (paren) expect_op(")");
-    return tuple_assign(names, m, what);
+    return assign(name_tuple(names), import_call(m, what));
   }
 
   void check_target(const Node& n, bool augmented) {
