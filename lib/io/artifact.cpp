@@ -7,10 +7,12 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
 #include "io/artifact.h"
+#include "io/json_numbers.h"
 #include "util/error.h"
 
 namespace tg {
@@ -522,6 +524,12 @@ Framing read_framing(std::string_view bytes) {
   }
   if (!looks_like_json(bytes)) return f;
   f.json = true;
+  if (std::optional<size_t> at = io::first_unreadable_number(bytes)) {
+    f.kind = guess_json_kind(bytes);
+    f.parse_error = "number at byte " + std::to_string(*at) +
+                    " is outside the range of doubles (or a 0 with an exponent)";
+    return f;
+  }
   rapidjson::Document doc;
   doc.Parse(bytes.data(), bytes.size());
   if (doc.HasParseError()) {

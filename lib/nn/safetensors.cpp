@@ -9,6 +9,7 @@
 #include <set>
 
 #include "io/file.h"
+#include "io/json_numbers.h"
 #include "util/error.h"
 
 namespace tg::nn {
@@ -70,22 +71,7 @@ SafeFile parse_safetensors(const std::string& bytes, const std::string& filename
   const size_t data_start = 8 + size_t(n);
   const uint64_t data_size = bytes.size() - data_start;
 
-  // The format has integers only; rapidjson 1.1.0's float parser (StrtodDiyFp) can read out of
-  // bounds on some fractions (found by fuzzing), so a fraction or exponent is refused first.
-  bool in_string = false;
-  for (size_t i = 0; i < size_t(n); ++i) {
-    char c = hdr[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if ((c == '.' || c == 'e' || c == 'E') && i > 0 && hdr[i - 1] >= '0' && hdr[i - 1] <= '9') {
-      bad("malformed JSON header (a number that is not an integer)");
-    }
-  }
+  if (io::first_unreadable_number(std::string_view(hdr, size_t(n)))) bad("malformed JSON header");
   rapidjson::Document doc;
   doc.Parse(hdr, size_t(n)); // trailing spaces (padding) are allowed, anything else is not
   if (doc.HasParseError()) bad("malformed JSON header");

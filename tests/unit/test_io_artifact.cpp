@@ -14,6 +14,7 @@
 #include "device/registry.h"
 #include "error_of.h"
 #include "io/artifact.h"
+#include "io/json_numbers.h"
 #include "util/error.h"
 
 using namespace tg;
@@ -642,6 +643,30 @@ TEST(ArtifactValidation, schedule_ast_source_indices_are_checked_in_json) {
   json[at] = '9';
   EXPECT_EQ(message_of([&] { read_schedule(json); }),
             "truncated or corrupt schedule artifact: kernels[0].ast[1]: source 9 is not an earlier node");
+}
+// rapidjson's full-precision parser read past its powers-of-ten table on such numbers (fuzzing).
+TEST(ArtifactJson, numbers_below_the_double_range_are_refused_before_parsing) {
+  std::string json = write_graph(sample_graph(), true);
+  size_t at = json.find("\"shape\": [");
+  json.insert(at + 10, "1.66666660000000000000333e-332, ");
+  EXPECT_EQ(message_of([&] { read_graph(json); }),
+            "truncated or corrupt graph artifact: number at byte " + std::to_string(at + 10) +
+                " is outside the range of doubles (or a 0 with an exponent)");
+}
+TEST(JsonNumbers, values_outside_the_double_range_and_zeros_with_exponents_are_unreadable) {
+  using tg::io::first_unreadable_number;
+  for (const char* ok :
+       {"[0]", "[-0.0]", "[4.9406564584124654e-324]", "[1e308]", "[12.5e-324]", "[0.00123e-320]",
+        "[\"1e-999\"]", "{\"a\\\"1e-999\": 1}", "[1.2345678901234567e-323]", "[-1.7976931348623157e308]"})
+    EXPECT_EQ(first_unreadable_number(ok), std::nullopt) << ok;
+  EXPECT_EQ(first_unreadable_number("[1, 0.9e-324]"), 4u);
+  EXPECT_EQ(first_unreadable_number("[1.2345678901234567e-340]"), 1u);
+  EXPECT_EQ(first_unreadable_number("[0.0001e-321]"), 1u);
+  EXPECT_EQ(first_unreadable_number("[0e46]"), 1u);
+  EXPECT_EQ(first_unreadable_number("[1.7976931348623158e308]"), 1u);
+  EXPECT_EQ(first_unreadable_number("[45400166301107534500014697043042.48266e307]"), 1u);
+  EXPECT_EQ(first_unreadable_number("[-0.0e-296]"), 1u);
+  EXPECT_EQ(first_unreadable_number("[1e-0000000000000000000000000000000000332]"), 1u);
 }
 TEST(ArtifactValidation, program_kernel_names_are_identifiers) {
   Program p = sample_program();
