@@ -20,19 +20,23 @@ int64_t outer_global_extent(const Kernel& k) {
   return 0;
 }
 
-// Host targets: the outermost global loop runs over [core_start, core_end), two int
+// Host targets: the outermost global loop runs over [core_start, min(core_end, n)), two int
 // parameters, so the runtime can hand parts of the range to threads. Any rewrite valid over the
-// whole range stays valid over a part of it.
+// whole range stays valid over a part of it. The kernel keeps its own bound n, so a launch size
+// that disagrees with it (an edited program) can neither run past the buffers nor skip work: the
+// runtime gives the last part an open end.
 const UOp* split_outer_loop(const UOp* sink, UOpGraph& g) {
   const UOp* start = g.make(UOps::DEFINE_VAR, DType::Int32, {}, VarArg{kSplitStartVar, 0, 0});
   const UOp* end = g.make(UOps::DEFINE_VAR, DType::Int32, {}, VarArg{kSplitEndVar, 0, 0});
   UPat range;
   range.op = UOps::RANGE;
-  RewriteRule rule{"outer RANGE(0, n) -> RANGE(core_start, core_end)", range,
+  RewriteRule rule{"outer RANGE(0, n) -> RANGE(core_start, min(core_end, n))", range,
                    [&](const Bindings&, const UOp* root, UOpGraph& graph) -> const UOp* {
                      const LoopArg& la = std::get<LoopArg>(root->arg);
                      if (la.depth != 1 || la.index != 0 || !root->src[0]->is_const()) return nullptr;
-                     return graph.make(UOps::RANGE, root->dtype, {start, end}, root->arg);
+                     const UOp* n = root->src[1];
+                     const UOp* bounded = graph.alu(Op::WHERE, {graph.alu(Op::CMPLT, {end, n}), end, n});
+                     return graph.make(UOps::RANGE, root->dtype, {start, bounded}, root->arg);
                    }};
   PatternMatcher pm({rule});
   return graph_rewrite(sink, pm, g);

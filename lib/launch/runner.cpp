@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <filesystem>
 
 #include "device/registry.h"
@@ -133,12 +134,12 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
     }
     args_.push_back(std::move(args));
     dims_.push_back(launch_dims(k));
-    // The split range's bounds default to the whole range; other int parameters are symbolic
-    // variables, which no program binds yet.
+    // The split range's bounds default to the whole range (an open end: the kernel knows its
+    // own); other int parameters are symbolic variables, which no program binds yet.
     std::vector<int32_t> vars;
     for (const std::string& v : k.vars) {
       if (v == kSplitEndVar)
-        vars.push_back(int32_t(dims_.back().global[0]));
+        vars.push_back(INT32_MAX);
       else if (v == kSplitStartVar)
         vars.push_back(0);
       else

@@ -102,6 +102,26 @@ chain() { # N -> chain.tg: t = t * 1.0001 + 1, N times (a graph N*2 ops deep)
   [[ "$err" == "tg-run: truncated or corrupt program artifact: "*"extents"* ]]
 }
 
+@test "an edited launch size on a host kernel neither runs past its buffers nor skips work" {
+  printf 'a = Tensor.arange(256 * 256).reshape(256, 256).cast(dtypes.float32) / 1000\noutput("b", a @ a)\n' >mm.tg
+  for dev in CLANG LLVM; do
+    tg-trace mm.tg | tg-schedule | tg-codegen --device $dev --json >mm.json
+    jq -e '.kernels[-1].vars == ["core_end", "core_start"] and .kernels[-1].global_size[0] > 1' mm.json
+    run_split env TG_THREADS=2 "$TG_BIN/tg-run" mm.json
+    [ "$status" -eq 0 ]
+    plain="$out"
+    for g in 1 3 1000000; do # fewer iterations than the kernel's range, a ragged split, far more
+      jq ".kernels[-1].global_size[0] = $g" mm.json >edited.json
+      for threads in 1 2; do
+        run_split env TG_CHECK_BOUNDS=1 TG_THREADS=$threads "$TG_BIN/tg-run" edited.json
+        [ "$status" -eq 0 ]
+        expect_eq "$err" ""
+        expect_eq "$out" "$plain"
+      done
+    done
+  done
+}
+
 @test "an empty .npy whose other dims are huge is read as empty (no overflow before the zero)" {
   printf 'x = input("x", (2**62, 0))\noutput("y", x.sum(0))\n' >z.tg
   "$PYTHON" - <<'PY'

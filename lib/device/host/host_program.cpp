@@ -1,6 +1,7 @@
 #include "device/host/host_program.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -71,7 +72,8 @@ void HostProgram::launch(size_t i, void* const* bufs, const int32_t* vars, const
     auto run_part = [&](int k) {
       std::vector<int32_t> mine(vars, vars + nvars_[i]);
       mine[size_t(s.start)] = int32_t(extent * k / parts);
-      mine[size_t(s.end)] = int32_t(extent * (k + 1) / parts);
+      // The last part's end is open: the kernel stops at its own bound (see split_outer_loop).
+      mine[size_t(s.end)] = k + 1 == parts ? INT32_MAX : int32_t(extent * (k + 1) / parts);
       launchers_[i](args, mine.data());
     };
     if (parts <= 1)
