@@ -10,6 +10,8 @@
 #   make asan           build with ASan+UBSan (clang, build-asan/) and run the unit and cli tests
 #   make fuzz           build the libFuzzer targets (build-fuzz/) and run each FUZZ_SECONDS (60)
 #   make fuzz-seeds     regenerate the fuzzers' seed corpus tests/fuzz/corpus/ from build/bin
+#   make install        build, then install into PREFIX (/usr/local): the tools in bin/, their
+#                       libraries in lib/tg/, man pages, bash completions; DESTDIR=/stage too
 #   make format         clang-format lib/ cmd/ tests/unit/
 #   make clean          remove build/, build-asan/ and build-fuzz/
 
@@ -18,9 +20,10 @@ JOBS    ?= 2
 BIN     := $(BUILD)/bin
 TG_PYTHON  ?= .venv/bin/python
 DEVICE  ?= CLANG
+PREFIX  ?= /usr/local
 SHELL   := /bin/bash
 
-.PHONY: all build demo train test unit cli diff ops bench asan fuzz fuzz-seeds format clean
+.PHONY: all build demo train test unit cli diff ops bench asan fuzz fuzz-seeds install format clean
 
 all: build
 
@@ -57,6 +60,10 @@ fuzz:
 
 fuzz-seeds: build
 	@TG_BIN=$(BIN) TG_PYTHON=$(TG_PYTHON) bash scripts/fuzz-seeds.sh
+
+# cmake --install reads DESTDIR from the environment; --prefix overrides the configured one.
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 format:
 	@find lib cmd tests/unit \( -name '*.h' -o -name '*.cpp' \) -print0 2>/dev/null | xargs -0 -r clang-format -i
