@@ -1,6 +1,7 @@
 // tg-grad: graph artifact -> the same graph with outputs grad_NAME = d loss / d NAME.
 #include "grad/grad.h"
 #include "io/artifact.h"
+#include "io/dot.h"
 #include "io/tool.h"
 
 int main(int argc, char** argv) {
@@ -14,12 +15,16 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   app.add_option("--loss", loss, "the scalar output to differentiate (default: the only output)");
   tg::add_artifact_options(app, opts, "graph artifact (default: stdin)");
+  tg::add_dot_option(app, opts);
   return tg::run_tool("tg-grad", app, argc, argv, [&] {
     tg::Graph graph = tg::read_graph(tg::read_input(opts.input));
     std::vector<std::string> notes;
     tg::Graph out = tg::gradient_graph(graph, wrt, loss, &notes);
     for (const std::string& n : notes) std::fprintf(stderr, "tg-grad: note: %s\n", n.c_str());
-    tg::write_output(tg::write_graph(out, opts.json), opts.output, !opts.json);
+    if (opts.dot)
+      tg::write_output(tg::graph_to_dot(out), opts.output, false);
+    else
+      tg::write_output(tg::write_graph(out, opts.json), opts.output, !opts.json);
     return 0;
   });
 }

@@ -1,5 +1,6 @@
 // tg-schedule: graph artifact -> schedule artifact (fused kernels, buffers, order).
 #include "io/artifact.h"
+#include "io/dot.h"
 #include "io/tool.h"
 #include "schedule/schedule.h"
 
@@ -7,9 +8,14 @@ int main(int argc, char** argv) {
   CLI::App app{"Turn a graph (from tg-trace) into kernels to launch: fusion, realize points, buffers."};
   tg::ArtifactOptions opts;
   tg::add_artifact_options(app, opts, "graph artifact (default: stdin)");
+  tg::add_dot_option(app, opts);
   return tg::run_tool("tg-schedule", app, argc, argv, [&] {
     tg::Graph graph = tg::read_graph(tg::read_input(opts.input));
-    tg::write_output(tg::write_schedule(tg::schedule_graph(graph), opts.json), opts.output, !opts.json);
+    tg::Schedule schedule = tg::schedule_graph(graph);
+    if (opts.dot)
+      tg::write_output(tg::schedule_to_dot(schedule), opts.output, false);
+    else
+      tg::write_output(tg::write_schedule(schedule, opts.json), opts.output, !opts.json);
     return 0;
   });
 }

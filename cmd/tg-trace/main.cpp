@@ -1,5 +1,6 @@
 // tg-trace: a .tg script -> graph artifact.
 #include "io/artifact.h"
+#include "io/dot.h"
 #include "io/tool.h"
 #include "script/trace.h"
 #include "util/error.h"
@@ -9,6 +10,7 @@ int main(int argc, char** argv) {
   tg::ArtifactOptions opts;
   std::string code;
   tg::add_artifact_options(app, opts, "script file (default: stdin)");
+  tg::add_dot_option(app, opts);
   app.add_option("-e,--expr", code, "script text to run instead of a file");
   std::vector<std::string> args;
   app.add_option("--arg", args, "NAME=VALUE, readable in the script as args[\"NAME\"] (a str); repeatable")
@@ -33,7 +35,10 @@ int main(int argc, char** argv) {
     } catch (const tg::ScriptError& e) {
       throw tg::Error(e.kind(), e.what());
     }
-    tg::write_output(tg::write_graph(graph, opts.json), opts.output, !opts.json);
+    if (opts.dot)
+      tg::write_output(tg::graph_to_dot(graph), opts.output, false);
+    else
+      tg::write_output(tg::write_graph(graph, opts.json), opts.output, !opts.json);
     return 0;
   });
 }

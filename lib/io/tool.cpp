@@ -112,6 +112,11 @@ void add_artifact_options(CLI::App& app, ArtifactOptions& options, const std::st
   app.add_flag("--json", options.json, "write JSON instead of the binary form");
 }
 
+void add_dot_option(CLI::App& app, ArtifactOptions& options) {
+  app.add_flag("--dot", options.dot, "write a Graphviz picture (DOT) instead of the artifact")
+      ->excludes(app.get_option("--json"));
+}
+
 int run_tool(const char* tool, CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
   app.name(tool);
   app.set_version_flag("--version", std::string(tool) + " " + TG_VERSION);

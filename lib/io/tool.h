@@ -24,8 +24,11 @@ struct ArtifactOptions {
   std::string input;  // "" = stdin
   std::string output; // "" = stdout
   bool json = false;
+  bool dot = false; // Graphviz instead of the artifact (add_dot_option)
 };
 void add_artifact_options(CLI::App& app, ArtifactOptions& options, const std::string& input_help);
+// --dot: write Graphviz instead of the artifact (tg-trace, tg-grad, tg-schedule); excludes --json.
+void add_dot_option(CLI::App& app, ArtifactOptions& options);
 
 // Adds --version ("tg-NAME 0.1.0"), parses argv and runs body. Returns the exit code:
 // body's result; 0 after --help/--version; 2 for a usage error (one line on stderr);
