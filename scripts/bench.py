@@ -9,7 +9,7 @@ digits training example (examples/digits/train.tg: a 64-128-10 MLP, full-batch A
 time per training step in tg (tg-run --steps), tinygrad (TinyJit) and numpy (hand-written
 forward, backward and Adam). Timing lives here, never in pass/fail tests.
 """
-import argparse, os, subprocess, sys, tempfile, time
+import argparse, os, re, subprocess, sys, tempfile, time
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +47,7 @@ def tg_matmul(bindir: Path, n: int, work: Path, repeat: int):
   t_warm = time.perf_counter() - t0
   err = subprocess.run(run + ["--time", "--repeat", str(repeat)], check=True, env=env, capture_output=True,
                        text=True).stderr
-  kernel_s = sum(float(line.rsplit(" ", 2)[-2]) for line in err.splitlines() if line.startswith("tg-run: kernel")) / 1e3
+  kernel_s = sum(float(m.group(1)) for m in re.finditer(r"^tg-run: kernel +\d+ +\S+ +([0-9.]+) ms", err, re.M)) / 1e3
   c = np.load(work / "out" / "c.npy")
   ref = np.load(work / "a.npy") @ np.load(work / "b.npy")
   np.testing.assert_allclose(c, ref, atol=1e-3, rtol=1e-3)

@@ -17,6 +17,7 @@
 #include "io/format_array.h"
 #include "io/npy.h"
 #include "io/tool.h"
+#include "launch/kernel_times.h"
 #include "launch/runner.h"
 #include "launch/state_file.h"
 #include "util/error.h"
@@ -112,8 +113,7 @@ int main(int argc, char** argv) {
                    tty && step != steps ? "" : "\n");
       std::fflush(stderr);
     }
-    for (size_t i = 0; i < seconds.size(); ++i)
-      std::fprintf(stderr, "tg-run: kernel %s: %.3f ms\n", program.kernels[i].name.c_str(), seconds[i] * 1e3);
+    if (!seconds.empty()) tg::print_kernel_times(program, seconds, stderr);
     if (!save_state.empty()) tg::save_state_file(run, save_state);
     std::map<std::string, tg::HostBuffer> outputs = run.outputs();
     if (!out_dir.empty()) {

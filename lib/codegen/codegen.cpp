@@ -87,6 +87,7 @@ ProgramKernel random_kernel(const ScheduleKernel& sk, const Schedule& s) {
   }
   pk.init = sk.init;
   pk.work = prod(cb.st.shape());
+  pk.mem_estimate = pk.extents[0];
   return pk;
 }
 
@@ -112,6 +113,9 @@ LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std:
   }
   std::vector<const UOp*> uops = linearize_uops(rewritten, graph);
   out.uops = uops_to_string(uops);
+  int64_t run_count = 1; // work-items; a host kernel's loops are all in its UOps
+  if (renderer.opts().has_local) run_count = prod(out.global_size) * prod(out.local_size);
+  out.estimate = kernel_estimate(*k.ast.at(0), uops, run_count);
   for (const UOp* u : uops)
     if (u->op == UOps::DEFINE_VAR) out.vars.push_back(std::get<VarArg>(u->arg).name);
   out.src = renderer.render(function_name.empty() ? out.name : function_name, uops);
@@ -153,6 +157,8 @@ Program codegen_schedule(const Schedule& s, const Renderer& renderer, const Code
     pk.local_size = lk.local_size;
     pk.init = sk.init;
     pk.work = lk.work;
+    pk.op_estimate = lk.estimate.flops;
+    pk.mem_estimate = lk.estimate.mem;
     p.kernels.push_back(std::move(pk));
   }
   return p;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/estimate.h"
 #include "codegen/kernel.h"
 #include "codegen/program.h"
 #include "codegen/renderer.h"
@@ -32,7 +33,8 @@ struct LoweredKernel {
   std::string src;                 // rendered source
   std::vector<std::string> vars;   // int parameters after the buffers (ProgramKernel::vars)
   std::vector<int64_t> global_size{1, 1, 1}, local_size{1, 1, 1};
-  int64_t work = 0; // prod(full_shape): the loop iterations in all, a cost estimate
+  int64_t work = 0;      // prod(full_shape): the loop iterations in all, a cost estimate
+  CostEstimate estimate; // tinygrad's op_estimate and mem_estimate
 };
 
 // Lowers an already built (and possibly hand-optimized) Kernel.

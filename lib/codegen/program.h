@@ -27,6 +27,9 @@ struct ProgramKernel {
   std::string custom{};
   int64_t seed = 0;
   int64_t work = 0; // loop iterations in all (prod of the full shape): a cost estimate
+  // tinygrad's Program.op_estimate and mem_estimate: ALU operations, and bytes loaded and stored,
+  // per launch (tg-run --time prints GFLOP/s and GB/s from them).
+  int64_t op_estimate = 0, mem_estimate = 0;
 };
 
 struct Program {

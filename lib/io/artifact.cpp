@@ -415,6 +415,8 @@ template <class A> void put_program(A& ar, const Program& p) {
       put_ints(b, "local_size", k.local_size);
       field(b, "init", k.init);
       field(b, "work", k.work);
+      field(b, "op_estimate", k.op_estimate);
+      field(b, "mem_estimate", k.mem_estimate);
       put_string(b, "custom", k.custom);
       field(b, "seed", k.seed);
     });
@@ -439,6 +441,8 @@ template <class A> Program get_program(A& ar) {
       k.local_size = get_ints<int64_t>(b, "local_size");
       k.init = get<bool>(b, "init");
       k.work = get<int64_t>(b, "work");
+      k.op_estimate = get<int64_t>(b, "op_estimate");
+      k.mem_estimate = get<int64_t>(b, "mem_estimate");
       k.custom = get_string(b, "custom");
       k.seed = get<int64_t>(b, "seed");
       p.kernels.push_back(std::move(k));

@@ -384,7 +384,7 @@ TEST(ArtifactJson, has_no_cereal_bookkeeping_and_no_bare_nan) {
 }
 TEST(ArtifactJson, fields_may_come_in_any_order) {
   std::string json =
-      R"({"outputs": [{"node": 0, "name": "y"}], "version": 5, "inputs": [], "assigns": [], "states": [],
+      R"({"outputs": [{"node": 0, "name": "y"}], "version": 6, "inputs": [], "assigns": [], "states": [],
     "nodes": [{"st": {"views": [{"shape": [2], "strides": [1], "offset": 0, "mask": [[0, 1]],
       "contiguous": false}]}, "arg": {"const": {"value": 2, "kind": "float"}}, "op": "LoadOps.CONST",
       "dtype": "float16", "shape": [2], "src": [], "name": "", "data": "", "forced_realize": false, "moves": []}], "format": "tg-graph"})";
