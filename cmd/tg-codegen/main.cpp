@@ -1,5 +1,6 @@
 // tg-codegen: schedule artifact -> program artifact (source for one device).
 #include "codegen/codegen.h"
+#include "codegen/stages.h"
 #include "device/registry.h"
 #include "io/artifact.h"
 #include "io/tool.h"
@@ -14,11 +15,33 @@ int main(int argc, char** argv) {
   tg::add_artifact_options(app, opts, "schedule artifact (default: stdin)");
   app.add_option("-d,--device", device, "target device: " + known)->capture_default_str();
   app.add_flag("--noopt", noopt, "skip the kernel optimizer (tinygrad's NOOPT=1)");
+  std::vector<std::string> print_after;
+  std::string stages;
+  for (std::string_view n : tg::stage_names()) stages += (stages.empty() ? "" : ", ") + std::string(n);
+  app.add_option("--print-after", print_after,
+                 "print each kernel's STAGE to stderr (repeatable, or all): " + stages)
+      ->option_text("STAGE")
+      ->delimiter(',')
+      ->check([](const std::string& s) -> std::string {
+        return s == "all" || tg::stage_from_name(s) ? "" : "unknown stage '" + s + "'";
+      });
   return tg::run_tool("tg-codegen", app, argc, argv, [&] {
     const tg::Renderer& renderer = tg::device_renderer(device); // unknown devices fail before reading
     tg::Schedule schedule = tg::read_schedule(tg::read_input(opts.input));
     tg::CodegenOptions options;
     options.optimize = !noopt;
+    std::vector<tg::Stage> shown;
+    for (std::string_view n : tg::stage_names())
+      for (const std::string& p : print_after)
+        if (p == "all" || p == n) shown.push_back(*tg::stage_from_name(n));
+    if (!shown.empty())
+      options.observe = [&](size_t i, const tg::ScheduleKernel& sk, const tg::LoweredKernel& lk) {
+        for (tg::Stage st : shown) {
+          std::string text = tg::stage_text(st, sk, lk);
+          std::fprintf(stderr, "tg-codegen: kernel %zu %s after %s:\n%s", i, lk.name.c_str(),
+                       std::string(tg::stage_names()[size_t(st)]).c_str(), text.c_str());
+        }
+      };
     tg::Program program = tg::codegen_schedule(schedule, renderer, options);
     tg::write_output(tg::write_program(program, opts.json), opts.output, !opts.json);
     return 0;

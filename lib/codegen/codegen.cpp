@@ -147,6 +147,7 @@ Program codegen_schedule(const Schedule& s, const Renderer& renderer, const Code
     std::string name = k.name();
     int n = seen[name]++;
     LoweredKernel lk = lower_kernel(k, renderer, n == 0 ? name : name + "n" + std::to_string(n));
+    if (options.observe) options.observe(size_t(&sk - s.kernels.data()), sk, lk);
     ProgramKernel pk;
     pk.name = n == 0 ? lk.name : lk.name + "n" + std::to_string(n);
     pk.src = std::move(lk.src);

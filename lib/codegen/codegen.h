@@ -5,6 +5,7 @@
 // lower_kernel runs the steps for one AST and keeps what each produced, for tests and
 // debugging (tg-codegen can print any stage).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,12 @@
 
 namespace tg {
 
+struct LoweredKernel;
 struct CodegenOptions {
   bool optimize = true; // apply hand_coded_optimizations (tinygrad's NOOPT=0)
+  // Called with each kernel as it is lowered (its place in the schedule, the schedule's kernel,
+  // every stage's result): how tg-codegen --print-after sees the stages.
+  std::function<void(size_t, const ScheduleKernel&, const LoweredKernel&)> observe;
 };
 
 // Below this many loop iterations a host kernel runs on one thread (waking threads costs more

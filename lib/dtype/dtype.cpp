@@ -2,11 +2,11 @@
 
 #include <array>
 #include <bit>
-#include <cstdio>
-#include <vector>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace tg {
 namespace {
@@ -14,23 +14,24 @@ namespace {
 struct DTypeInfo {
   int itemsize;
   std::string_view c_name, py_name, npy_descr;
+  std::string_view repr_name; // after "dtypes." in tinygrad's repr: its last alias (INVERSE_DTYPES_DICT)
 };
 
 // clang-format off
 constexpr DTypeInfo kInfo[kNumDTypes] = {
-  {1, "bool", "bool", "|b1"},
-  {1, "char", "int8", "|i1"},
-  {1, "unsigned char", "uint8", "|u1"},
-  {2, "short", "int16", "<i2"},
-  {2, "unsigned short", "uint16", "<u2"},
-  {4, "int", "int32", "<i4"},
-  {4, "unsigned int", "uint32", "<u4"},
-  {8, "long", "int64", "<i8"},
-  {8, "unsigned long", "uint64", "<u8"},
-  {2, "half", "float16", "<f2"},
-  {2, "__bf16", "bfloat16", ""},
-  {4, "float", "float32", "<f4"},
-  {8, "double", "float64", "<f8"},
+  {1, "bool", "bool", "|b1", "bool"},
+  {1, "char", "int8", "|i1", "char"},
+  {1, "unsigned char", "uint8", "|u1", "uchar"},
+  {2, "short", "int16", "<i2", "short"},
+  {2, "unsigned short", "uint16", "<u2", "ushort"},
+  {4, "int", "int32", "<i4", "int"},
+  {4, "unsigned int", "uint32", "<u4", "uint"},
+  {8, "long", "int64", "<i8", "long"},
+  {8, "unsigned long", "uint64", "<u8", "ulong"},
+  {2, "half", "float16", "<f2", "half"},
+  {2, "__bf16", "bfloat16", "", "bfloat16"},
+  {4, "float", "float32", "<f4", "float"},
+  {8, "double", "float64", "<f8", "double"},
 };
 
 struct Alias { std::string_view name; DType dt; };
@@ -51,12 +52,18 @@ uint16_t ancestors(DType dt) {
     auto bit = [](DType d) { return uint16_t(1u << int(d)); };
     using D = DType;
     const std::vector<std::pair<D, std::vector<D>>> parents = {
-        {D::Bool, {D::Int8, D::UInt8}},        {D::Int8, {D::Int16}},
-        {D::Int16, {D::Int32}},                {D::Int32, {D::Int64}},
-        {D::Int64, {D::Float16, D::BFloat16}}, {D::UInt8, {D::Int16, D::UInt16}},
-        {D::UInt16, {D::Int32, D::UInt32}},    {D::UInt32, {D::Int64, D::UInt64}},
-        {D::UInt64, {D::Float16, D::BFloat16}}, {D::Float16, {D::Float32}},
-        {D::BFloat16, {D::Float32}},           {D::Float32, {D::Float64}},
+        {D::Bool, {D::Int8, D::UInt8}},
+        {D::Int8, {D::Int16}},
+        {D::Int16, {D::Int32}},
+        {D::Int32, {D::Int64}},
+        {D::Int64, {D::Float16, D::BFloat16}},
+        {D::UInt8, {D::Int16, D::UInt16}},
+        {D::UInt16, {D::Int32, D::UInt32}},
+        {D::UInt32, {D::Int64, D::UInt64}},
+        {D::UInt64, {D::Float16, D::BFloat16}},
+        {D::Float16, {D::Float32}},
+        {D::BFloat16, {D::Float32}},
+        {D::Float32, {D::Float64}},
     };
     // Parents always have a higher priority, so filling from the top down sees them done.
     anc[int(D::Float64)] = bit(D::Float64);
@@ -77,6 +84,7 @@ uint16_t ancestors(DType dt) {
 int itemsize(DType dt) { return info(dt).itemsize; }
 std::string_view c_name(DType dt) { return info(dt).c_name; }
 std::string_view py_name(DType dt) { return info(dt).py_name; }
+std::string dtype_repr(DType dt) { return "dtypes." + std::string(info(dt).repr_name); }
 std::string_view npy_descr(DType dt) { return info(dt).npy_descr; }
 bool is_float(DType dt) { return dt >= DType::Float16; }
 bool is_unsigned(DType dt) {
@@ -118,17 +126,22 @@ DType sum_acc_dtype(DType dt) {
 bool Scalar::operator==(const Scalar& o) const {
   if (kind != o.kind) return false;
   switch (kind) {
-  case Kind::Bool: return b == o.b;
-  case Kind::Int: return i == o.i;
-  case Kind::Float: return std::memcmp(&f, &o.f, sizeof f) == 0; // nan == nan, -0 != 0: identity
+  case Kind::Bool:
+    return b == o.b;
+  case Kind::Int:
+    return i == o.i;
+  case Kind::Float:
+    return std::memcmp(&f, &o.f, sizeof f) == 0; // nan == nan, -0 != 0: identity
   }
   return false;
 }
 
 std::string Scalar::repr() const {
   switch (kind) {
-  case Kind::Bool: return b ? "True" : "False";
-  case Kind::Int: return std::to_string(i);
+  case Kind::Bool:
+    return b ? "True" : "False";
+  case Kind::Int:
+    return std::to_string(i);
   case Kind::Float: {
     if (std::isnan(f)) return "nan";
     if (std::isinf(f)) return f > 0 ? "inf" : "-inf";
@@ -147,7 +160,9 @@ std::string Scalar::repr() const {
 }
 
 DType dtype_of(const Scalar& s) {
-  return s.kind == Scalar::Kind::Float ? kDefaultFloat : s.kind == Scalar::Kind::Int ? kDefaultInt : DType::Bool;
+  return s.kind == Scalar::Kind::Float ? kDefaultFloat
+         : s.kind == Scalar::Kind::Int ? kDefaultInt
+                                       : DType::Bool;
 }
 
 Scalar as_const(const Scalar& v, DType dt) {
@@ -159,14 +174,20 @@ Scalar as_const(const Scalar& v, DType dt) {
 float half_to_float(uint16_t h) {
   uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
   if (exp == 0) {
-    if (mant == 0) bits = sign;
+    if (mant == 0)
+      bits = sign;
     else { // subnormal: normalise
       exp = 127 - 15 + 1;
-      while (!(mant & 0x400)) { mant <<= 1; --exp; }
+      while (!(mant & 0x400)) {
+        mant <<= 1;
+        --exp;
+      }
       bits = sign | (exp << 23) | ((mant & 0x3ff) << 13);
     }
-  } else if (exp == 0x1f) bits = sign | 0x7f800000 | (mant << 13);
-  else bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  } else if (exp == 0x1f)
+    bits = sign | 0x7f800000 | (mant << 13);
+  else
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
   return std::bit_cast<float>(bits);
 }
 
@@ -175,8 +196,8 @@ uint16_t float_to_half(float f) {
   uint32_t absx = x & 0x7fffffff;
   if (absx >= 0x7f800000) return uint16_t(sign | 0x7c00 | (absx > 0x7f800000 ? 0x200 : 0));
   if (absx >= 0x477ff000) return uint16_t(sign | 0x7c00); // rounds to inf
-  if (absx < 0x38800000) { // subnormal or zero: round to nearest even at 2^-24
-    float v = std::bit_cast<float>(absx) * 16777216.0f; // scale so 1 ulp == 1
+  if (absx < 0x38800000) {                                // subnormal or zero: round to nearest even at 2^-24
+    float v = std::bit_cast<float>(absx) * 16777216.0f;   // scale so 1 ulp == 1
     uint32_t m = uint32_t(std::nearbyint(v));
     return uint16_t(sign | m);
   }
@@ -196,19 +217,31 @@ uint16_t float_to_bf16(float f) {
 
 Scalar truncate(const Scalar& v, DType dt) {
   switch (dt) {
-  case DType::Bool: return Scalar::of_bool(v.truthy());
-  case DType::Int8: return Scalar::of_int(int8_t(v.as_int()));
-  case DType::UInt8: return Scalar::of_int(uint8_t(v.as_int()));
-  case DType::Int16: return Scalar::of_int(int16_t(v.as_int()));
-  case DType::UInt16: return Scalar::of_int(uint16_t(v.as_int()));
-  case DType::Int32: return Scalar::of_int(int32_t(v.as_int()));
-  case DType::UInt32: return Scalar::of_int(uint32_t(v.as_int()));
+  case DType::Bool:
+    return Scalar::of_bool(v.truthy());
+  case DType::Int8:
+    return Scalar::of_int(int8_t(v.as_int()));
+  case DType::UInt8:
+    return Scalar::of_int(uint8_t(v.as_int()));
+  case DType::Int16:
+    return Scalar::of_int(int16_t(v.as_int()));
+  case DType::UInt16:
+    return Scalar::of_int(uint16_t(v.as_int()));
+  case DType::Int32:
+    return Scalar::of_int(int32_t(v.as_int()));
+  case DType::UInt32:
+    return Scalar::of_int(uint32_t(v.as_int()));
   case DType::Int64:
-  case DType::UInt64: return Scalar::of_int(v.as_int());
-  case DType::Float16: return Scalar::of_float(half_to_float(float_to_half(float(v.as_double()))));
-  case DType::BFloat16: return Scalar::of_float(bf16_to_float(float_to_bf16(float(v.as_double()))));
-  case DType::Float32: return Scalar::of_float(float(v.as_double()));
-  case DType::Float64: return Scalar::of_float(v.as_double());
+  case DType::UInt64:
+    return Scalar::of_int(v.as_int());
+  case DType::Float16:
+    return Scalar::of_float(half_to_float(float_to_half(float(v.as_double()))));
+  case DType::BFloat16:
+    return Scalar::of_float(bf16_to_float(float_to_bf16(float(v.as_double()))));
+  case DType::Float32:
+    return Scalar::of_float(float(v.as_double()));
+  case DType::Float64:
+    return Scalar::of_float(v.as_double());
   }
   return v;
 }

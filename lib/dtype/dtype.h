@@ -10,16 +10,29 @@ namespace tg {
 
 // Order = tinygrad priority, so `a < b` compares priorities like DType's dataclass order.
 enum class DType : uint8_t {
-  Bool, Int8, UInt8, Int16, UInt16, Int32, UInt32, Int64, UInt64, Float16, BFloat16, Float32, Float64
+  Bool,
+  Int8,
+  UInt8,
+  Int16,
+  UInt16,
+  Int32,
+  UInt32,
+  Int64,
+  UInt64,
+  Float16,
+  BFloat16,
+  Float32,
+  Float64
 };
 constexpr int kNumDTypes = 13;
 
 int itemsize(DType dt);
-std::string_view c_name(DType dt);   // tinygrad's DType.name: "float", "unsigned char", "__bf16"
-std::string_view py_name(DType dt);  // "float32", "uint8": the name after `dtypes.`
+std::string_view c_name(DType dt);    // tinygrad's DType.name: "float", "unsigned char", "__bf16"
+std::string_view py_name(DType dt);   // "float32", "uint8": the name after `dtypes.`
 std::string_view npy_descr(DType dt); // numpy's descr: "<f4", "|b1"; "" where numpy has none
+std::string dtype_repr(DType dt);     // tinygrad's repr: "dtypes.float", "dtypes.uchar"
 bool is_float(DType dt);
-bool is_int(DType dt);  // signed or unsigned
+bool is_int(DType dt); // signed or unsigned
 bool is_unsigned(DType dt);
 std::optional<DType> dtype_from_name(std::string_view name); // accepts aliases: float, half, uint ...
 std::optional<DType> dtype_from_npy_descr(std::string_view descr);
@@ -39,9 +52,24 @@ struct Scalar {
   int64_t i = 0;
   double f = 0.0;
 
-  static Scalar of_bool(bool v) { Scalar s; s.kind = Kind::Bool; s.b = v; return s; }
-  static Scalar of_int(int64_t v) { Scalar s; s.kind = Kind::Int; s.i = v; return s; }
-  static Scalar of_float(double v) { Scalar s; s.kind = Kind::Float; s.f = v; return s; }
+  static Scalar of_bool(bool v) {
+    Scalar s;
+    s.kind = Kind::Bool;
+    s.b = v;
+    return s;
+  }
+  static Scalar of_int(int64_t v) {
+    Scalar s;
+    s.kind = Kind::Int;
+    s.i = v;
+    return s;
+  }
+  static Scalar of_float(double v) {
+    Scalar s;
+    s.kind = Kind::Float;
+    s.f = v;
+    return s;
+  }
   double as_double() const { return kind == Kind::Float ? f : kind == Kind::Int ? double(i) : double(b); }
   int64_t as_int() const { return kind == Kind::Int ? i : kind == Kind::Bool ? int64_t(b) : int64_t(f); }
   bool truthy() const { return kind == Kind::Float ? f != 0.0 : kind == Kind::Int ? i != 0 : b; }

@@ -147,14 +147,6 @@ std::string float_repr(double d) {
   return s;
 }
 
-std::string dtype_repr(DType dt) {
-  // tinygrad prints the last alias of each dtype (INVERSE_DTYPES_DICT).
-  static const char* const kNames[kNumDTypes] = {"bool",     "char",  "uchar", "short", "ushort",
-                                                 "int",      "uint",  "long",  "ulong", "half",
-                                                 "bfloat16", "float", "double"};
-  return std::string("dtypes.") + kNames[int(dt)];
-}
-
 static std::string quote(const std::string& s, bool bytes) {
   char q = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
   std::string out = bytes ? "b" : "";

@@ -151,8 +151,7 @@ std::string str(const Value& v); // str(): strings without quotes
 std::string format_value(const Value& v, const std::string& spec);
 std::string percent_format(const std::string& fmt, const Value& args);
 std::string float_repr(double d);
-std::string dtype_repr(DType dt); // "dtypes.float"
-bool truthy(const Value& v);      // bool(v); a Tensor raises TypeError like tinygrad
+bool truthy(const Value& v); // bool(v); a Tensor raises TypeError like tinygrad
 bool values_equal(const Value& a, const Value& b);
 
 } // namespace tg::script

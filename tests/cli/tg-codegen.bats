@@ -115,3 +115,45 @@ schedule() { # script text -> s.bin
   [ "$status" -eq 1 ] || [ "$status" -eq 2 ]
   expect_contains "$out" "tg-codegen: "
 }
+
+@test "tg-codegen --print-after ast prints tinygrad's DEBUG=3 trees, the artifact unchanged" {
+  cat >k.tg <<'TG'
+x = input("x", (4, 8))
+w = Tensor.arange(32).reshape(8, 4).cast(dtypes.float32) / 32
+output("h", (x @ w).relu())
+TG
+  cat >k.py <<'PY'
+from tinygrad import Tensor, dtypes
+x = Tensor.empty(4, 8)
+w = Tensor.arange(32).reshape(8, 4).cast(dtypes.float32) / 32
+(x @ w).relu().realize()
+PY
+  CLANG=1 DEBUG=3 "$PYTHON" k.py 2>&1 | grep -E '^ +[0-9]+ ' >want
+  tg-trace k.tg | tg-schedule -o k.sched
+  tg-codegen k.sched -o plain.prog
+  run_split tg-codegen k.sched --print-after ast -o traced.prog
+  [ "$status" -eq 0 ]
+  cmp plain.prog traced.prog
+  expect_eq "$(grep -cE '^tg-codegen: kernel [0-9]+ [a-zA-Z0-9_]+ after ast:$' <<<"$err")" 2
+  [ "$(wc -l <want)" -ge 10 ]
+  expect_eq "$(grep -vE '^tg-codegen: ' <<<"$err")" "$(cat want)"
+}
+
+@test "tg-codegen --print-after shows each stage in pipeline order; all shows every one" {
+  printf 'x = input("x", (64, 64))\noutput("s", x.sum(axis=1))\n' >s.tg
+  tg-trace s.tg | tg-schedule -o s.sched
+  run_split tg-codegen s.sched --print-after render,opts --print-after linearize -o /dev/null
+  [ "$status" -eq 0 ]
+  expect_eq "$(grep -E '^tg-codegen: ' <<<"$err")" "tg-codegen: kernel 0 r_64_16_4 after opts:
+tg-codegen: kernel 0 r_64_16_4 after linearize:
+tg-codegen: kernel 0 r_64_16_4 after render:"
+  expect_contains "$err" "[Opt(op=OptOps.UNROLL, axis=0, amt=4)]"
+  expect_contains "$err" "UOps.DEFINE_ACC"
+  expect_contains "$err" "void r_64_16_4(float* restrict data0, const float* restrict data1"
+  run_split tg-codegen s.sched --print-after all -o /dev/null
+  [ "$status" -eq 0 ]
+  expect_eq "$(grep -cE '^tg-codegen: kernel 0 r_64_16_4 after (ast|opts|linearize|rewrite|render):$' <<<"$err")" 5
+  run_split tg-codegen s.sched --print-after source -o /dev/null
+  [ "$status" -eq 2 ]
+  [[ "$err" == "tg-codegen: "*"unknown stage 'source'"* ]]
+}
