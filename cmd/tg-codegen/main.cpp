@@ -1,8 +1,12 @@
 // tg-codegen: schedule artifact -> program artifact (source for one device).
+#include <filesystem>
+
 #include "codegen/codegen.h"
 #include "codegen/stages.h"
+#include "device/clang/c_export.h"
 #include "device/registry.h"
 #include "io/artifact.h"
+#include "io/file.h"
 #include "io/tool.h"
 
 int main(int argc, char** argv) {
@@ -15,6 +19,13 @@ int main(int argc, char** argv) {
   tg::add_artifact_options(app, opts, "schedule artifact (default: stdin)");
   app.add_option("-d,--device", device, "target device: " + known)->capture_default_str();
   app.add_flag("--noopt", noopt, "skip the kernel optimizer (tinygrad's NOOPT=1)");
+  std::string emit = "program", lib_name;
+  app.add_option("--emit", emit,
+                 "what to write: program (the artifact) or c (a C library: -o DIR gets NAME.h, NAME.c)")
+      ->check(CLI::IsMember({"program", "c"}))
+      ->capture_default_str();
+  app.add_option("--name", lib_name,
+                 "with --emit c: the library's name, prefix of every symbol (a C identifier)");
   std::vector<std::string> print_after;
   std::string stages;
   for (std::string_view n : tg::stage_names()) stages += (stages.empty() ? "" : ", ") + std::string(n);
@@ -42,6 +53,21 @@ int main(int argc, char** argv) {
                        std::string(tg::stage_names()[size_t(st)]).c_str(), text.c_str());
         }
       };
+    if (emit == "c") {
+      if (lib_name.empty()) tg::fail("ValueError", "--emit c needs --name NAME");
+      if (opts.output.empty() || opts.output == "-") tg::fail("ValueError", "--emit c needs -o DIR");
+      if (opts.json) tg::fail("ValueError", "--emit c writes C, not JSON: drop --json");
+      if (renderer.opts().device != "CLANG")
+        tg::fail("ValueError",
+                 "--emit c renders C for the host: use --device CLANG (the default), not " + device);
+      tg::CLibrary lib = tg::export_c_library(schedule, lib_name, options);
+      std::error_code ec;
+      std::filesystem::create_directories(opts.output, ec);
+      if (ec) tg::fail("OSError", "-o " + opts.output + ": cannot create the folder: " + ec.message());
+      std::string dir = opts.output + "/" + lib_name;
+      tg::write_files_atomic({{dir + ".h", lib.header}, {dir + ".c", lib.source}});
+      return 0;
+    }
     tg::Program program = tg::codegen_schedule(schedule, renderer, options);
     tg::write_output(tg::write_program(program, opts.json), opts.output, !opts.json);
     return 0;

@@ -373,6 +373,12 @@ std::string CStyleRenderer::render_store(const std::string& buf, DType buf_dtype
 
 std::string CStyleRenderer::render_assign(DType, const std::string& value) const { return value; }
 
+bool uses_dtype(const std::vector<const UOp*>& uops, DType dtype) {
+  for (const UOp* u : uops)
+    if (u->dtype == dtype) return true;
+  return false;
+}
+
 std::string bf16_helpers(const Bf16Words& w) {
   auto wrap = [](const std::string& pattern, const std::string& x) {
     std::string out = pattern;

@@ -40,10 +40,9 @@ std::string ClangRenderer::render_bitcast(const std::string& x, DType from, DTyp
 
 std::string ClangRenderer::render_prefix(const std::vector<const UOp*>& uops) const {
   std::string out = "#include <tgmath.h>\n";
-  for (const UOp* u : uops)
-    if (u->dtype == DType::BFloat16)
-      return out + bf16_helpers({"static inline ", "unsigned short", "unsigned int",
-                                 "__builtin_bit_cast(float, %s)", "__builtin_bit_cast(unsigned int, %s)"});
+  if (uses_dtype(uops, DType::BFloat16))
+    return out + bf16_helpers({"static inline ", "unsigned short", "unsigned int",
+                               "__builtin_bit_cast(float, %s)", "__builtin_bit_cast(unsigned int, %s)"});
   return out;
 }
 

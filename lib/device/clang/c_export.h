@@ -1,0 +1,28 @@
+// CLANG device, standalone C export (`tg-codegen --emit c --name NAME -o DIR`): a program's
+// kernels, buffers, constants and states as a dependency-free C11 library, NAME.h and NAME.c,
+// that a C programmer compiles with `cc -O2 -c` and calls with no tg at run time (tinygrad's
+// extra/export_model.py for C). Every global symbol starts with NAME_, so two exported programs
+// link into one binary. The API (see the header's comment):
+//   NAME* NAME_new(void);      buffers allocated, constants copied in, init kernels run (states'
+//                              first values); NULL when out of memory
+//   int NAME_run(NAME*, inputs..., outputs...);   one step: inputs copied in, outputs copied out
+//   void* NAME_state(NAME*, const char* name, size_t* bytes);  a state's storage, read or write
+//   void NAME_free(NAME*);
+#pragma once
+#include <string>
+
+#include "codegen/codegen.h"
+
+namespace tg {
+
+struct CLibrary {
+  std::string header, source; // NAME.h, NAME.c
+};
+
+// NAME must be a C identifier. Kernels run on one thread, each over its whole range. Refused
+// with a clear error: programs that draw random numbers on the host (tinygrad's default RNG;
+// THREEFRY=1 draws in kernels) and symbolic variables.
+CLibrary export_c_library(const Schedule& schedule, const std::string& name,
+                          const CodegenOptions& options = {});
+
+} // namespace tg

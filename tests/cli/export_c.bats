@@ -1,0 +1,139 @@
+#!/usr/bin/env bats
+# tg-codegen --emit c: a program as a standalone C library. A C program links two exported
+# libraries, runs them with no tg at run time, and must give tg-run's outputs bit for bit.
+load helpers
+
+programs() {
+  cat >demo.tg <<'TG'
+x = input("x", (4, 8))
+w = Tensor.arange(32).reshape(8, 4).cast(dtypes.float32) / 32
+h = (x @ w).relu()
+output("h", h)
+output("probs", h.softmax(axis=-1))
+output("big", (x.reshape(4, 8, 1) * Tensor.arange(4096).reshape(1, 1, 4096)).sum(axis=1))
+TG
+  # a training step: a weight state updated by SGD, a constant table, an int output
+  cat >train.tg <<'TG'
+Tensor.training = True
+x = input("x", (16, 3))
+y = input("y", (16,))
+w = Tensor([[0.5], [-0.25], [1.0]]).realize()
+opt = nn.optim.SGD([w], lr=0.1)
+loss = ((x @ w).reshape(16) - y).square().mean()
+opt.zero_grad()
+loss.backward()
+opt.step()
+output("loss", loss)
+output("hits", ((x @ w).reshape(16) > y).cast(dtypes.int32))
+TG
+  "$PYTHON" -c '
+import numpy as np
+r = np.random.default_rng(3)
+for name, shape in [("x", (4, 8)), ("tx", (16, 3)), ("ty", (16,))]:
+  a = r.standard_normal(shape).astype(np.float32)
+  np.save(name + ".npy", a); a.tofile(name + ".bin")'
+  tg-trace demo.tg | tg-schedule -o demo.sched
+  tg-trace train.tg | tg-schedule -o train.sched
+}
+
+@test "tg-codegen --emit c writes NAME.h and NAME.c that compile alone as C11" {
+  programs
+  run_split tg-codegen demo.sched --emit c --name demo -o lib
+  [ "$status" -eq 0 ]
+  expect_eq "$out" ""
+  expect_eq "$(ls lib)" "demo.c
+demo.h"
+  grep -q '^int demo_run(demo\* m, const float\* x, float\* h, float\* probs, float\* big);$' lib/demo.h
+  # no tg header, every global symbol starts with demo_
+  expect_eq "$(grep '#include "' lib/demo.c)" '#include "demo.h"'
+  cc -std=c11 -O2 -Wall -Werror -c lib/demo.c -o demo.o
+  nm -g --defined-only demo.o | awk '{print $3}' | grep -v '^demo_' && false
+  tg-codegen train.sched --emit c --name train -o lib
+  cc -std=c11 -O2 -Wall -Werror -c lib/train.c -o train.o
+  nm -g --defined-only train.o | awk '{print $3}' | grep -v '^train_' && false
+  true
+}
+
+@test "two exported programs link into one C program and give tg-run's outputs bit for bit" {
+  programs
+  tg-codegen demo.sched --emit c --name demo -o lib
+  tg-codegen train.sched --emit c --name train -o lib
+  cat >main.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include "demo.h"
+#include "train.h"
+static void* load(const char* path, size_t bytes) {
+  void* p = malloc(bytes);
+  FILE* f = fopen(path, "rb");
+  if (!f || fread(p, 1, bytes, f) != bytes) exit(2);
+  fclose(f);
+  return p;
+}
+static void save(const char* path, const void* p, size_t bytes) {
+  FILE* f = fopen(path, "wb");
+  if (!f || fwrite(p, 1, bytes, f) != bytes) exit(3);
+  fclose(f);
+}
+int main(void) {
+  float h[16], probs[16], big[4 * 4096], loss[1];
+  int hits[16];
+  demo* d = demo_new();
+  train* t = train_new();
+  if (!d || !t) return 1;
+  if (demo_run(d, load("x.bin", 128), h, probs, big)) return 4;
+  for (int step = 0; step < 3; ++step)
+    if (train_run(t, load("tx.bin", 192), load("ty.bin", 64), loss, hits)) return 5;
+  size_t bytes = 0;
+  const float* w = train_state(t, "state.0", &bytes); // realize() names states in order
+  if (!w || bytes != 12 || train_state(t, "nope", NULL)) return 6;
+  save("c_h.bin", h, sizeof h);
+  save("c_probs.bin", probs, sizeof probs);
+  save("c_big.bin", big, sizeof big);
+  save("c_loss.bin", loss, sizeof loss);
+  save("c_hits.bin", hits, sizeof hits);
+  save("c_w.bin", w, bytes);
+  demo_free(d);
+  train_free(t);
+  return 0;
+}
+C
+  # compiled as tg-run compiles kernels (clang -O2 -march=native), so the bits must agree
+  clang -std=c11 -O2 -march=native -Ilib main.c lib/demo.c lib/train.c -lm -o main
+  ./main
+  tg-codegen demo.sched | tg-run --in x=x.npy --out-dir want_demo
+  tg-codegen train.sched | tg-run --in x=tx.npy --in y=ty.npy --steps 3 --out-dir want_train --save-state w.safetensors
+  "$PYTHON" - <<'PY'
+import numpy as np
+from safetensors.numpy import load_file
+def same(got_file, want, dtype):
+  got = np.fromfile(got_file, dtype=dtype)
+  want = np.asarray(want).reshape(-1)
+  assert got.tobytes() == want.astype(dtype).tobytes(), (got_file, got[:8], want[:8])
+same("c_h.bin", np.load("want_demo/h.npy"), np.float32)
+same("c_probs.bin", np.load("want_demo/probs.npy"), np.float32)
+same("c_big.bin", np.load("want_demo/big.npy"), np.float32)
+same("c_loss.bin", np.load("want_train/loss.npy"), np.float32)
+same("c_hits.bin", np.load("want_train/hits.npy"), np.int32)
+same("c_w.bin", load_file("w.safetensors")["state.0"], np.float32)
+PY
+}
+
+@test "tg-codegen --emit c refuses what it cannot export, with one clear line" {
+  programs
+  run_split tg-codegen demo.sched --emit c -o lib
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-codegen: --emit c needs --name NAME"
+  run_split tg-codegen demo.sched --emit c --name 'my-lib' -o lib
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-codegen: --name 'my-lib' is not a C identifier"
+  run_split tg-codegen demo.sched --emit c --name demo --device LLVM -o lib
+  [ "$status" -eq 1 ]
+  [[ "$err" == *"use --device CLANG"* ]]
+  printf 'output("r", Tensor.rand(4))\n' >r.tg
+  tg-trace r.tg | tg-schedule -o r.sched
+  run_split tg-codegen r.sched --emit c --name r -o lib
+  [ "$status" -eq 1 ]
+  [[ "$err" == *"draws random numbers on the host"*"THREEFRY=1"* ]]
+  [ ! -e lib ]
+}
