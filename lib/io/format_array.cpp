@@ -13,6 +13,8 @@
 #include <optional>
 #include <vector>
 
+#include "dtype/dtype_bytes.h"
+
 namespace tg {
 namespace {
 
@@ -20,12 +22,6 @@ constexpr int kPrecision = 8;
 constexpr size_t kLineWidth = 75;
 constexpr int64_t kThreshold = 1000;
 constexpr int64_t kEdgeItems = 3;
-
-template <class T> T load(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 
 // The float width numpy formats at: bfloat16 has no numpy dtype and prints as float32.
 enum class FloatKind { Half, Single, Double };
@@ -243,42 +239,11 @@ private:
 
 bool is_integral_dtype(DType dt) { return dt != DType::Bool && !is_float(dt); }
 
-double element_as_double(DType dt, const uint8_t* p) {
-  switch (dt) {
-  case DType::Float16:
-    return half_to_float(load<uint16_t>(p));
-  case DType::BFloat16:
-    return bf16_to_float(load<uint16_t>(p));
-  case DType::Float32:
-    return load<float>(p);
-  case DType::Float64:
-    return load<double>(p);
-  default:
-    return 0;
-  }
-}
+double element_as_double(DType dt, const uint8_t* p) { return load_element(p, dt).as_double(); }
 
 std::string int_text(DType dt, const uint8_t* p) {
-  switch (dt) {
-  case DType::Int8:
-    return std::to_string(load<int8_t>(p));
-  case DType::UInt8:
-    return std::to_string(load<uint8_t>(p));
-  case DType::Int16:
-    return std::to_string(load<int16_t>(p));
-  case DType::UInt16:
-    return std::to_string(load<uint16_t>(p));
-  case DType::Int32:
-    return std::to_string(load<int32_t>(p));
-  case DType::UInt32:
-    return std::to_string(load<uint32_t>(p));
-  case DType::Int64:
-    return std::to_string(load<int64_t>(p));
-  case DType::UInt64:
-    return std::to_string(load<uint64_t>(p));
-  default:
-    return "";
-  }
+  int64_t v = load_element(p, dt).as_int();
+  return dt == DType::UInt64 ? std::to_string(uint64_t(v)) : std::to_string(v); // uint64 wraps in a Scalar
 }
 
 // _extendLine: wrap before `word` when the line would pass `width`, unless wrapping cannot help.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "dtype/dtype_bytes.h"
 #include "lazy/lazybuffer.h"
 #include "nn/safetensors.h"
 #include "script/dict.h"
@@ -64,45 +65,7 @@ std::optional<std::vector<uint8_t>> known_bytes(const Tensor& t) {
   if (lb.is_unrealized_const()) {
     const Scalar& s = lb.const_value();
     std::vector<uint8_t> one(isz);
-    DType dt = lb.dtype();
-    auto put = [&](auto x) { std::memcpy(one.data(), &x, sizeof x); };
-    switch (dt) {
-    case DType::Bool:
-      put(uint8_t(s.as_double() != 0));
-      break;
-    case DType::Int8:
-      put(int8_t(s.as_int()));
-      break;
-    case DType::UInt8:
-      put(uint8_t(s.as_int()));
-      break;
-    case DType::Int16:
-      put(int16_t(s.as_int()));
-      break;
-    case DType::UInt16:
-      put(uint16_t(s.as_int()));
-      break;
-    case DType::Int32:
-      put(int32_t(s.as_int()));
-      break;
-    case DType::UInt32:
-      put(uint32_t(s.as_int()));
-      break;
-    case DType::Int64:
-      put(int64_t(s.as_int()));
-      break;
-    case DType::UInt64:
-      put(uint64_t(s.as_int()));
-      break;
-    case DType::Float32:
-      put(float(s.as_double()));
-      break;
-    case DType::Float64:
-      put(double(s.as_double()));
-      break;
-    default:
-      return std::nullopt; // half types: not packed here
-    }
+    store_element(one.data(), s, lb.dtype());
     std::vector<uint8_t> out;
     out.reserve(size_t(n) * isz);
     for (int64_t k = 0; k < n; ++k) out.insert(out.end(), one.begin(), one.end());

@@ -3,106 +3,11 @@
 #include <cmath>
 #include <cstring>
 
+#include "dtype/dtype_bytes.h"
 #include "tensor/tensor_impl.h"
 #include "util/error.h"
 
 namespace tg {
-namespace {
-
-// float64 -> float32 rounded to odd, so a following float32 -> float16 rounding is exact
-// (numpy converts float64 to float16 directly).
-float to_float_round_odd(double d) {
-  float f = float(d);
-  if (std::isfinite(f) && double(f) != d) {
-    if (std::fabs(double(f)) > std::fabs(d)) f = std::nextafter(f, 0.0f);
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    bits |= 1;
-    std::memcpy(&f, &bits, 4);
-  }
-  return f;
-}
-
-// numpy's float64 -> integer cast on x86: truncation, out of range gives the minimum int64.
-int64_t float_to_int(double d) {
-  if (!(d >= -9.2233720368547758e18 && d < 9.2233720368547758e18)) return std::numeric_limits<int64_t>::min();
-  return int64_t(d);
-}
-
-template <class T> void put(std::vector<uint8_t>& out, T v) {
-  size_t at = out.size();
-  out.resize(at + sizeof v);
-  std::memcpy(out.data() + at, &v, sizeof v);
-}
-
-void pack_int(std::vector<uint8_t>& out, int64_t v, DType dt) {
-  switch (dt) {
-  case DType::Bool:
-    put<uint8_t>(out, v != 0);
-    break;
-  case DType::Int8:
-    put<int8_t>(out, int8_t(v));
-    break;
-  case DType::UInt8:
-    put<uint8_t>(out, uint8_t(v));
-    break;
-  case DType::Int16:
-    put<int16_t>(out, int16_t(v));
-    break;
-  case DType::UInt16:
-    put<uint16_t>(out, uint16_t(v));
-    break;
-  case DType::Int32:
-    put<int32_t>(out, int32_t(v));
-    break;
-  case DType::UInt32:
-    put<uint32_t>(out, uint32_t(v));
-    break;
-  case DType::Int64:
-    put<int64_t>(out, v);
-    break;
-  case DType::UInt64:
-    put<uint64_t>(out, uint64_t(v));
-    break;
-  case DType::Float16:
-    put<uint16_t>(out, float_to_half(float(v)));
-    break;
-  case DType::BFloat16:
-    put<uint16_t>(out, float_to_bf16(float(v)));
-    break;
-  case DType::Float32:
-    put<float>(out, float(v));
-    break;
-  case DType::Float64:
-    put<double>(out, double(v));
-    break;
-  }
-}
-
-void pack_float(std::vector<uint8_t>& out, double v, DType dt) {
-  switch (dt) {
-  case DType::Bool:
-    put<uint8_t>(out, v != 0);
-    break;
-  case DType::Float16:
-    put<uint16_t>(out, float_to_half(to_float_round_odd(v)));
-    break;
-  case DType::BFloat16:
-    put<uint16_t>(out, float_to_bf16(to_float_round_odd(v)));
-    break;
-  case DType::Float32:
-    put<float>(out, float(v));
-    break;
-  case DType::Float64:
-    put<double>(out, v);
-    break;
-  default:
-    pack_int(out, float_to_int(v), dt);
-    break;
-  }
-}
-
-} // namespace
 
 Tensor Tensor::scalar(const Scalar& v, std::optional<DType> dtype, std::optional<bool> requires_grad) {
   return Tensor(LazyBuffer::loadop(Op::LOAD_CONST, {}, dtype.value_or(dtype_of(v)), v), requires_grad);
@@ -124,14 +29,11 @@ Tensor Tensor::from_list(const std::vector<Scalar>& flat, const Shape& shape, st
                                              : kDefaultFloat;
   // bfloat16 goes through a float32 buffer and a cast, as 0.9.1 does.
   DType storage = dt == DType::BFloat16 ? DType::Float32 : dt;
-  std::vector<uint8_t> bytes;
-  bytes.reserve(flat.size() * itemsize(storage));
-  for (const Scalar& s : flat) {
-    if (any_float)
-      pack_float(bytes, s.as_double(), storage);
-    else
-      pack_int(bytes, s.as_int(), storage);
-  }
+  const size_t isz = size_t(itemsize(storage));
+  std::vector<uint8_t> bytes(flat.size() * isz);
+  for (size_t i = 0; i < flat.size(); ++i) // a float anywhere makes every element a float, as numpy
+    store_element(bytes.data() + i * isz, any_float ? Scalar::of_float(flat[i].as_double()) : flat[i],
+                  storage);
   LazyBuffer lb = LazyBuffer::from_data(std::move(bytes), shape, storage);
   if (dt == DType::BFloat16) lb = Tensor(lb).cast(DType::BFloat16).lazydata();
   return Tensor(lb, requires_grad);
