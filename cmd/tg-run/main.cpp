@@ -12,10 +12,12 @@
 #include <iostream>
 #include <map>
 
+#include "dtype/dtype_bytes.h"
 #include "io/artifact.h"
 #include "io/file.h"
 #include "io/format_array.h"
 #include "io/npy.h"
+#include "io/npz.h"
 #include "io/tool.h"
 #include "launch/kernel_times.h"
 #include "launch/runner.h"
@@ -44,7 +46,16 @@ int main(int argc, char** argv) {
   app.add_flag("--time", timing, "print each kernel's wall time to stderr");
   app.add_option("--repeat", repeat, "with --time: launch each kernel N times and report the best")
       ->check(CLI::PositiveNumber);
-  app.add_option("--out-dir", out_dir, "write NAME.npy for every output into DIR (default: print as text)");
+  auto* out_dir_opt = app.add_option("--out-dir", out_dir,
+                                     "write NAME.npy for every output into DIR (default: print as text)");
+  std::string out_file;
+  app.add_option("-o,--output", out_file, "write every output into one FILE.npz (np.load reads it by name)")
+      ->option_text("FILE.npz")
+      ->excludes(out_dir_opt);
+  bool cast = false;
+  app.add_flag("--cast", cast,
+               "convert an input whose dtype differs from the program's (float64, int64, ...) as numpy's "
+               "astype does, instead of refusing it");
   app.add_option("--steps", steps, "run the program N times, states carried over (default 1)")
       ->check(CLI::PositiveNumber);
   app.add_option("--load-state", load_state,
@@ -57,9 +68,10 @@ int main(int argc, char** argv) {
   return tg::run_tool("tg-run", app, argc, argv, [&] {
     tg::Program program = tg::read_program(tg::read_input(input));
     if (compile_only) {
-      if (!bindings.empty() || !load_state.empty() || !save_state.empty() || !out_dir.empty() || timing)
+      if (!bindings.empty() || !load_state.empty() || !save_state.empty() || !out_dir.empty() ||
+          !out_file.empty() || timing)
         tg::fail("ValueError", "--compile-only runs nothing: it takes no --in, --load-state, --save-state, "
-                               "--out-dir or --time");
+                               "--out-dir, -o or --time");
       tg::CompiledProgram c = tg::compile_program(program);
       std::fprintf(stderr, "tg-run: compiled %zu kernels for %s%s\n", program.kernels.size(),
                    program.device.c_str(), c.cache_hit ? " (cached)" : "");
@@ -74,6 +86,20 @@ int main(int argc, char** argv) {
       } catch (const tg::Error& e) {
         throw tg::Error(e.kind(), "input '" + name + "': " + e.what());
       }
+    }
+    if (!out_file.empty() && out_file != "-" && !out_file.ends_with(".npz"))
+      tg::fail("ValueError",
+               "-o " + out_file + ": outputs go into one .npz file (or --out-dir DIR for .npy files)");
+    for (const tg::NamedBuffer& nb : program.inputs) {
+      auto it = inputs.find(nb.name);
+      if (it == inputs.end() || it->second.dtype == nb.dtype) continue;
+      tg::HostBuffer& hb = it->second;
+      if (!cast)
+        tg::fail("ValueError", "input '" + nb.name + "': expected dtype " +
+                                   std::string(tg::py_name(nb.dtype)) + ", got " +
+                                   std::string(tg::py_name(hb.dtype)) + " (--cast converts it)");
+      hb.data = tg::cast_elements(hb.data, hb.dtype, nb.dtype);
+      hb.dtype = nb.dtype;
     }
     if ((!load_state.empty() || !save_state.empty()) && program.states.empty())
       tg::fail("ValueError", "the program has no states to load or save (a script makes one with realize())");
@@ -116,6 +142,12 @@ int main(int argc, char** argv) {
     if (!seconds.empty()) tg::print_kernel_times(program, seconds, stderr);
     if (!save_state.empty()) tg::save_state_file(run, save_state);
     std::map<std::string, tg::HostBuffer> outputs = run.outputs();
+    if (!out_file.empty()) {
+      std::vector<std::pair<std::string, tg::HostBuffer>> arrays;
+      for (const auto& o : program.outputs) arrays.emplace_back(o.name, outputs.at(o.name));
+      tg::write_output(tg::npz_bytes(arrays), out_file, true);
+      return 0;
+    }
     if (!out_dir.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(out_dir, ec);

@@ -396,3 +396,45 @@ COUNTER=$'c = Tensor.zeros(3).contiguous().realize()\nc += 1\noutput("loss", c.s
   done
   [ -z "$(find "$TG_CACHE_DIR" -name '.tmp-*')" ]
 }
+
+@test "tg-run -o FILE.npz writes every output into one archive np.load reads" {
+  printf 'x = input("x", (2, 3))\noutput("y", x * 2)\noutput("n", (x > 0).sum())\noutput("m", x.max(axis=0))\n' >o.tg
+  "$PYTHON" -c 'import numpy as np; np.save("x.npy", np.arange(-3, 3, dtype=np.float32).reshape(2, 3))'
+  tg-trace o.tg | tg-schedule | tg-codegen -o o.prog
+  run_split tg-run o.prog --in x=x.npy -o out.npz
+  [ "$status" -eq 0 ]
+  expect_eq "$out" ""
+  tg-run o.prog --in x=x.npy --out-dir want
+  "$PYTHON" - <<'PY'
+import numpy as np, zipfile
+z = np.load("out.npz")
+assert sorted(z.files) == ["m", "n", "y"], z.files
+for k in z.files:
+  w = np.load(f"want/{k}.npy")
+  assert z[k].dtype == w.dtype and z[k].shape == w.shape and z[k].tobytes() == w.tobytes(), k
+assert zipfile.ZipFile("out.npz").testzip() is None  # CRCs check
+PY
+  run_split tg-run o.prog --in x=x.npy -o out.npy
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-run: -o out.npy: outputs go into one .npz file (or --out-dir DIR for .npy files)"
+  run_split tg-run o.prog --in x=x.npy -o out.npz --out-dir d
+  [ "$status" -eq 2 ]
+}
+
+@test "tg-run --cast converts float64 and int inputs as numpy's astype; without it, one clear line" {
+  printf 'x = input("x", (4,))\noutput("y", x * 3 + 1)\n' >c.tg
+  "$PYTHON" -c '
+import numpy as np
+v = np.array([0.1, -2.5, 1e-8, 65504.7])
+np.save("f64.npy", v); np.save("f32.npy", v.astype(np.float32)); np.save("i64.npy", np.array([1, -2, 3, 2**40]))
+np.save("i64_as_f32.npy", np.array([1, -2, 3, 2**40]).astype(np.float32))'
+  tg-trace c.tg | tg-schedule | tg-codegen -o c.prog
+  run_split tg-run c.prog --in x=f64.npy
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-run: input 'x': expected dtype float32, got float64 (--cast converts it)"
+  for src in f64:f32 i64:i64_as_f32; do
+    tg-run c.prog --in x=${src%%:*}.npy --cast --out-dir got
+    tg-run c.prog --in x=${src##*:}.npy --out-dir want
+    cmp got/y.npy want/y.npy
+  done
+}
