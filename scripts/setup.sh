@@ -12,6 +12,7 @@ say() { printf 'setup: %s\n' "$*"; }
 PACKAGES=(
   build-essential make cmake ninja-build g++ clang llvm-15-dev liblld-15-dev libcli11-dev libcereal-dev
   bats googletest libgtest-dev python3 python3-venv python3-pip ccache jq graphviz man-db zlib1g-dev
+  libonnx-dev libprotobuf-dev libonnx-testdata
   opencl-headers ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd
 )
 
@@ -37,13 +38,14 @@ else
   say "Debian packages: all present"
 fi
 
-# The test venv: numpy, tinygrad==0.9.1 and safetensors (the oracle and its file formats), and
-# scikit-learn (its 8x8 digits are the training example's dataset).
+# The test venv: numpy, tinygrad==0.9.1 and safetensors (the oracle and its file formats),
+# scikit-learn (its 8x8 digits are the training example's dataset) and onnx (reads the ONNX
+# conformance tests' .pb tensors and builds test models).
 VENV="$ROOT/.venv"
 venv_ok() {
   [[ -x "$VENV/bin/python" ]] &&
     "$VENV/bin/python" - <<'PY' 2>/dev/null
-import importlib.metadata as md, numpy, tinygrad, safetensors, sklearn
+import importlib.metadata as md, numpy, tinygrad, safetensors, sklearn, onnx
 assert md.version("tinygrad") == "0.9.1"
 PY
 }
@@ -56,8 +58,9 @@ else
     rm -rf "$VENV"
     python3 -m venv "$VENV"
   fi
-  say "installing numpy, tinygrad==0.9.1, safetensors and scikit-learn into .venv"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy tinygrad==0.9.1 safetensors scikit-learn
-  venv_ok || { say "the test venv is still not usable (import numpy, tinygrad, safetensors, sklearn failed)" >&2; exit 1; }
+  say "installing numpy, tinygrad==0.9.1, safetensors, scikit-learn and onnx into .venv"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy tinygrad==0.9.1 safetensors scikit-learn \
+    onnx==1.14.1
+  venv_ok || { say "the test venv is still not usable (import numpy, tinygrad, safetensors, sklearn, onnx failed)" >&2; exit 1; }
   say "test venv .venv: ready"
 fi

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Runs the test layers and sums them: unit (GoogleTest, build/bin/tg-unit-tests), cli (Bats,
-# tests/cli), diff (tests/diff/run.py against tinygrad 0.9.1) and ops (tinygrad 0.9.1's
-# test_ops.py ported to snippets, tests/test_ops/, through the same runner on CLANG). Every layer runs even when
+# tests/cli), diff (tests/diff/run.py against tinygrad 0.9.1), ops (tinygrad 0.9.1's
+# test_ops.py ported to snippets, tests/test_ops/, through the same runner on CLANG) and onnx (ONNX's node tests, tests/onnx/run.py). Every layer runs even when
 # an earlier one failed; the last line is `N passed, N failed` over all of them, and the
 # exit status is 1 when any test failed or a layer could not run.
-#   bash scripts/test.sh [all|unit+cli|unit|cli|diff|ops]
+#   bash scripts/test.sh [all|unit+cli|unit|cli|diff|ops|onnx]
 # Environment: BUILD (default build), TG_PYTHON (default .venv/bin/python), DIFF_JOBS (2),
 # TG_DIFF_DEVICES (the devices the diff layer runs on, comma-separated, NAME:compile to only
 # compile there; default CLANG,LLVM,GPU plus CUDA:compile where NVRTC is installed).
@@ -109,14 +109,37 @@ run_diff() { # [layer snippet-dir device-list]
 # the port does not run) on CLANG
 run_ops() { run_diff ops tests/test_ops/snippets "${TG_OPS_DEVICES:-CLANG}"; }
 
+# ONNX's backend node tests (Debian's libonnx-testdata) through tg-trace model.onnx; the ones in
+# tests/onnx/passing.txt must pass (tests/onnx/run.py)
+run_onnx() {
+  local log="$LOGS/onnx.log"
+  echo "== onnx: $TG_PYTHON tests/onnx/run.py -j${DIFF_JOBS:-2}"
+  if [[ ! -x $TG_PYTHON ]]; then
+    echo "onnx: $TG_PYTHON is missing (run scripts/setup.sh)"; count onnx 0 1 "no venv"; broken=1
+    return
+  fi
+  "$TG_PYTHON" tests/onnx/run.py -j"${DIFF_JOBS:-2}" --bin "$BUILD/bin" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]} line passed failed total
+  line=$(grep -E '^onnx: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  passed=$(sed -E 's/^onnx: ([0-9]+) passed.*/\1/' <<<"$line")
+  failed=$(sed -E 's/^onnx: [0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
+  total=$(sed -nE 's/.*\(([0-9]+\/[0-9]+) node tests pass\).*/\1/p' <<<"$line")
+  if [[ -z $line ]] || ((rc != 0 && failed == 0)); then
+    count onnx "${passed:-0}" 1 "runner exited $rc"; broken=1
+  else
+    count onnx "$passed" "$failed" "${total:+$total ONNX node tests}"
+  fi
+}
+
 case "${1:-all}" in
-  all) run_unit; run_cli; run_diff; run_ops ;;
+  all) run_unit; run_cli; run_diff; run_ops; run_onnx ;;
   unit+cli) run_unit; run_cli ;;
   unit) run_unit ;;
   cli) run_cli ;;
   diff) run_diff ;;
   ops) run_ops ;;
-  *) echo "usage: scripts/test.sh [all|unit+cli|unit|cli|diff|ops]" >&2; exit 2 ;;
+  onnx) run_onnx ;;
+  *) echo "usage: scripts/test.sh [all|unit+cli|unit|cli|diff|ops|onnx]" >&2; exit 2 ;;
 esac
 
 echo "== summary (logs in $LOGS/)"

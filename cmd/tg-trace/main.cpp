@@ -2,11 +2,12 @@
 #include "io/artifact.h"
 #include "io/dot.h"
 #include "io/tool.h"
+#include "onnx/onnx_import.h"
 #include "script/trace.h"
 #include "util/error.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Run a .tg tensor script and write its lazy op graph."};
+  CLI::App app{"Run a .tg tensor script (or import an ONNX model) and write its lazy op graph."};
   tg::ArtifactOptions opts;
   std::string code;
   tg::add_artifact_options(app, opts, "script file (default: stdin)");
@@ -31,7 +32,10 @@ int main(int argc, char** argv) {
     std::string source = !code.empty() ? code : tg::read_input(opts.input);
     tg::Graph graph;
     try {
-      graph = tg::trace_script(source, name, so);
+      if (code.empty() && tg::looks_like_onnx(source))
+        graph = tg::trace_onnx(source, name);
+      else
+        graph = tg::trace_script(source, name, so);
     } catch (const tg::ScriptError& e) {
       throw tg::Error(e.kind(), e.what());
     }

@@ -1,0 +1,20 @@
+// onnx layer: an ONNX model as a graph artifact (`tg-trace model.onnx`), as tinygrad's
+// extra/onnx.py builds one from its Tensor API: graph inputs become named inputs, initializers
+// constant buffers, each node the Tensor ops of its ONNX semantics, graph outputs named outputs.
+// Parsed with ONNX's own protobuf classes (Debian's libonnx-dev).
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "lazy/lazy.h"
+
+namespace tg {
+
+// Whether `bytes` parse as an ONNX ModelProto with a graph: tg-trace picks the importer by
+// content, not by the file's name.
+bool looks_like_onnx(std::string_view bytes);
+// The model's graph. An op tg does not import, a symbolic input dimension or external data is
+// one clear error naming it (and the node).
+Graph trace_onnx(const std::string& bytes, const std::string& filename);
+
+} // namespace tg

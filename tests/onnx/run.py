@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""ONNX conformance: ONNX's backend node tests (Debian's libonnx-testdata) through tg.
+
+Each test is a model.onnx and test_data_set_*/input_*.pb / output_*.pb tensors. The runner
+converts the inputs to .npy, runs `tg-trace model.onnx | tg-schedule | tg-codegen | tg-run`,
+and compares every output with the expected one (dtype, shape, values at ONNX's backend-test
+tolerance: rtol 1e-3, atol 1e-7). It prints passed/total and why the others fail.
+
+tests/onnx/passing.txt is the ratchet: a listed test that fails fails the run; a test that
+passes but is not listed is reported (add it). --update rewrites the list.
+"""
+import argparse, collections, concurrent.futures, os, re, subprocess, sys, tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSING = ROOT / "tests/onnx/passing.txt"
+
+
+def run_test(test_dir: Path, bindir: Path, work: Path):
+  """Returns (name, ok, reason)."""
+  name = test_dir.name
+  model = onnx.load(str(test_dir / "model.onnx"), load_external_data=False)
+  inits = {i.name for i in model.graph.initializer}
+  in_names = [i.name for i in model.graph.input if i.name not in inits]
+  out_names = [o.name for o in model.graph.output]
+  data = sorted(test_dir.glob("test_data_set_*"))
+  if not data: return name, False, "no test data"
+  d = data[0]
+  w = work / name
+  w.mkdir(parents=True, exist_ok=True)
+  args = []
+  for i, n in enumerate(in_names):
+    pb = d / f"input_{i}.pb"
+    if not pb.exists(): return name, False, "missing input data"
+    t = onnx.TensorProto()
+    t.ParseFromString(pb.read_bytes())
+    arr = numpy_helper.to_array(t)
+    np.save(w / f"in{i}.npy", arr)
+    args += ["--in", f"{n}={w}/in{i}.npy"]
+  cmd = (f"{bindir}/tg-trace {test_dir}/model.onnx | {bindir}/tg-schedule | {bindir}/tg-codegen | "
+         f"{bindir}/tg-run --out-dir {w}/out " + " ".join(f"'{a}'" for a in args))
+  env = dict(os.environ, TG_CACHE_DIR=str(work / "cache"))
+  p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, env=env, timeout=120)
+  if p.returncode != 0:
+    line = next((l for l in p.stderr.splitlines() if l.startswith("tg-")), p.stderr.strip()[:200])
+    return name, False, line
+  for i, n in enumerate(out_names):
+    t = onnx.TensorProto()
+    t.ParseFromString((d / f"output_{i}.pb").read_bytes())
+    want = numpy_helper.to_array(t)
+    got_file = w / "out" / f"{n}.npy"
+    if not got_file.exists(): return name, False, f"output {n} missing"
+    got = np.load(got_file)
+    if got.dtype != want.dtype: return name, False, f"output {n}: dtype {got.dtype}, expected {want.dtype}"
+    if got.shape != want.shape: return name, False, f"output {n}: shape {got.shape}, expected {want.shape}"
+    try:
+      np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-7)
+    except AssertionError:
+      return name, False, f"output {n}: values differ"
+  return name, True, ""
+
+
+def main():
+  ap = argparse.ArgumentParser()
+  ap.add_argument("--data", default="/usr/share/libonnx-testdata/data/node")
+  ap.add_argument("--bin", default=str(ROOT / "build/bin"))
+  ap.add_argument("-j", type=int, default=2)
+  ap.add_argument("-k", action="append", default=[], help="only tests whose name contains this")
+  ap.add_argument("--update", action="store_true", help="rewrite tests/onnx/passing.txt")
+  a = ap.parse_args()
+  tests = sorted(p.parent for p in Path(a.data).glob("*/model.onnx"))
+  if a.k: tests = [t for t in tests if any(k in t.name for k in a.k)]
+  if not tests:
+    print(f"onnx: no node tests under {a.data} (Debian's libonnx-testdata)"); sys.exit(1)
+  listed = set(PASSING.read_text().split()) if PASSING.exists() else set()
+  results = {}
+  with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(a.j) as ex:
+    futs = [ex.submit(run_test, t, Path(a.bin), Path(tmp)) for t in tests]
+    for f in concurrent.futures.as_completed(futs):
+      try:
+        name, ok, why = f.result()
+      except Exception as e:  # a model the onnx package cannot read, a timeout
+        name, ok, why = "?", False, f"runner: {type(e).__name__}: {e}"
+      results[name] = (ok, why)
+  passed = sorted(n for n, (ok, _) in results.items() if ok)
+  reasons = collections.Counter()
+  for n, (ok, why) in results.items():
+    if not ok:
+      m = re.search(r"\(([A-Za-z]+)\): (.*)", why)  # "node 'n' (Op): why" -> "Op: why"
+      reasons[(f"{m.group(1)}: {m.group(2)}" if m else why)[:110]] += 1
+  regressions = sorted(n for n in listed if n in results and not results[n][0])
+  new = sorted(n for n in passed if n not in listed)
+  print("onnx: why the others fail (count, first line):")
+  for why, c in reasons.most_common(25): print(f"  {c:4d}  {why}")
+  for n in regressions: print(f"FAIL {n}: {results[n][1]}")
+  if new and not a.update: print(f"onnx: {len(new)} tests pass that tests/onnx/passing.txt does not list (--update adds them)")
+  if a.update and not a.k:
+    PASSING.write_text("".join(n + "\n" for n in passed))
+  print(f"onnx: {len(passed)} passed, {len(regressions)} failed ({len(passed)}/{len(results)} node tests pass)")
+  sys.exit(1 if regressions else 0)
+
+
+if __name__ == "__main__":
+  main()
