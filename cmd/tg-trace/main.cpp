@@ -1,6 +1,7 @@
 // tg-trace: a .tg script -> graph artifact.
 #include "io/artifact.h"
 #include "io/dot.h"
+#include "io/npy.h"
 #include "io/tool.h"
 #include "onnx/onnx_import.h"
 #include "script/trace.h"
@@ -14,7 +15,9 @@ int main(int argc, char** argv) {
   tg::add_dot_option(app, opts);
   app.add_option("-e,--expr", code, "script text to run instead of a file");
   std::vector<std::string> args;
-  app.add_option("--arg", args, "NAME=VALUE, readable in the script as args[\"NAME\"] (a str); repeatable")
+  app.add_option("--arg", args,
+                 "NAME=VALUE, readable in the script as args[\"NAME\"] (a str); for an ONNX model "
+                 "NAME=FILE.npy binds its input NAME to that constant; repeatable")
       ->allow_extra_args(false)
       ->check([](const std::string& a) -> std::string {
         size_t eq = a.find('=');
@@ -32,10 +35,13 @@ int main(int argc, char** argv) {
     std::string source = !code.empty() ? code : tg::read_input(opts.input);
     tg::Graph graph;
     try {
-      if (code.empty() && tg::looks_like_onnx(source))
-        graph = tg::trace_onnx(source, name);
-      else
+      if (code.empty() && tg::looks_like_onnx(source)) {
+        std::map<std::string, tg::HostBuffer> frozen; // --arg NAME=FILE.npy: an input bound to a constant
+        for (const auto& [arg, path] : so.args) frozen[arg] = tg::read_npy(path);
+        graph = tg::trace_onnx(source, name, frozen);
+      } else {
         graph = tg::trace_script(source, name, so);
+      }
     } catch (const tg::ScriptError& e) {
       throw tg::Error(e.kind(), e.what());
     }

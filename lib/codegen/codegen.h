@@ -22,7 +22,7 @@ struct CodegenOptions {
   bool optimize = true; // apply hand_coded_optimizations (tinygrad's NOOPT=0)
   // Called with each kernel as it is lowered (its place in the schedule, the schedule's kernel,
   // every stage's result): how tg-codegen --print-after sees the stages.
-  std::function<void(size_t, const ScheduleKernel&, const LoweredKernel&)> observe;
+  std::function<void(size_t, const ScheduleKernel&, const LoweredKernel&)> observe{};
 };
 
 // Below this many loop iterations a host kernel runs on one thread (waking threads costs more

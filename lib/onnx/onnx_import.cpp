@@ -13,6 +13,7 @@
 
 #include "dtype/dtype_bytes.h"
 #include "lazy/lazybuffer.h"
+#include "runtime/host_buffer.h"
 #include "tensor/tensor.h"
 #include "util/error.h"
 
@@ -143,7 +144,9 @@ Known known_ints(const std::vector<int64_t>& v) {
 
 class Importer {
 public:
-  Importer(const onnx::ModelProto& model, std::string filename) : model_(model), file_(std::move(filename)) {
+  Importer(const onnx::ModelProto& model, std::string filename,
+           const std::map<std::string, HostBuffer>& frozen)
+      : model_(model), file_(std::move(filename)), frozen_(frozen) {
     for (const auto& o : model.opset_import())
       if (o.domain().empty() || o.domain() == "ai.onnx") opset_ = int(o.version());
   }
@@ -156,8 +159,19 @@ public:
       known_[init.name()] = std::move(k);
     }
     std::vector<GraphInput> inputs;
+    for (const auto& [name, hb] : frozen_) {
+      bool is_input = false;
+      for (const onnx::ValueInfoProto& in : g.input()) is_input |= in.name() == name;
+      if (!is_input) fail("ValueError", file_ + ": --arg " + name + ": the model has no input of that name");
+    }
     for (const onnx::ValueInfoProto& in : g.input()) {
-      if (values_.count(in.name())) continue; // an initializer listed as an input too
+      if (values_.count(in.name())) continue;                     // an initializer listed as an input too
+      if (auto f = frozen_.find(in.name()); f != frozen_.end()) { // bound to a constant while tracing
+        Known k{f->second.dtype, f->second.shape, f->second.data};
+        values_[in.name()] = tensor_of(k);
+        known_[in.name()] = std::move(k);
+        continue;
+      }
       const auto& tt = in.type().tensor_type();
       std::optional<DType> dt = dtype_of_onnx(tt.elem_type());
       if (!in.type().has_tensor_type() || !dt)
@@ -209,7 +223,8 @@ private:
     if (!has_input(i)) bad("input " + std::to_string(i) + " is missing");
     auto it = known_.find(node_->input(i));
     if (it == known_.end())
-      bad("input '" + node_->input(i) + "' must be a constant (an initializer or Constant)");
+      bad("input '" + node_->input(i) +
+          "' must be a constant (an initializer, a Constant, or tg-trace --arg NAME=FILE.npy)");
     return it->second;
   }
   const onnx::AttributeProto* attr(const std::string& name) const {
@@ -469,11 +484,11 @@ private:
       return {reduce(
           in(0), [](const Tensor& x, const AxisArg& a, bool k) { return x.square().sum(a, k).sqrt(); }, 1)};
     if (op == "ArgMax" || op == "ArgMin") {
-      if (attr_int("select_last_index", 0)) bad("select_last_index=1 is not imported");
       int axis = norm_axis(attr_int("axis", 0), in(0).shape().size());
-      bool keep = attr_int("keepdims", 1) != 0;
-      Tensor r = op == "ArgMax" ? in(0).argmax(axis, keep) : in(0).argmin(axis, keep);
-      return {r.cast(DType::Int64)};
+      bool keep = attr_int("keepdims", 1) != 0, last = attr_int("select_last_index", 0) != 0;
+      Tensor x = last ? in(0).flip({axis}) : in(0); // the last of ties is the first when flipped
+      Tensor r = (op == "ArgMax" ? x.argmax(axis, keep) : x.argmin(axis, keep)).cast(DType::Int64);
+      return {last ? r.sub(in(0).shape()[size_t(axis)] - 1, true) : r};
     }
     if (op == "Unsqueeze") {
       std::vector<int64_t> axes = axes_arg(1).value_or(std::vector<int64_t>{});
@@ -601,11 +616,192 @@ private:
       }
       return {in(0).pad(p, value)};
     }
+    if (op == "And") return {in(0).where(in(1), false)};
+    if (op == "Or") return {in(0).where(true, in(1))};
+    if (op == "Xor") return {in(0).ne(in(1))};
+    if (op == "IsNaN") return {in(0).ne(in(0))};
+    if (op == "IsInf") {
+      Tensor x = in(0), pos = x.eq(INFINITY), neg = x.eq(-INFINITY);
+      bool p = attr_int("detect_positive", 1), m = attr_int("detect_negative", 1);
+      return {p && m ? pos.where(true, neg)
+              : p    ? pos
+              : m    ? neg
+                     : x.ne(x).logical_not().logical_not().ne(true)};
+    }
+    if (op == "Sinh") return unary(&Tensor::sinh);
+    if (op == "Cosh") return unary(&Tensor::cosh);
+    if (op == "Asinh") return unary(&Tensor::asinh);
+    if (op == "Acosh") return unary(&Tensor::acosh);
+    if (op == "Atanh") return unary(&Tensor::atanh);
+    if (op == "Mish") return unary(&Tensor::mish);
+    if (op == "Celu") return {in(0).celu(attr_float("alpha", 1.0))};
+    if (op == "ThresholdedRelu") return {in(0).gt(attr_float("alpha", 1.0)).where(in(0), 0.0)};
+    if (op == "Selu") {
+      double alpha = attr_float("alpha", 1.67326319217681884765625),
+             gamma = attr_float("gamma", 1.05070102214813232421875);
+      Tensor x = in(0);
+      return {x.gt(0.0).where(x, x.exp().sub(1.0).mul(alpha)).mul(gamma)};
+    }
+    if (op == "Shrink") {
+      Tensor x = in(0);
+      double bias = attr_float("bias", 0.0), lambd = attr_float("lambd", 0.5);
+      return {x.lt(-lambd).where(x.add(bias), x.gt(lambd).where(x.sub(bias), 0.0))};
+    }
+    if (op == "CastLike") return {in(0).cast(in(1).dtype())};
+    if (op == "Size") {
+      Known k = known_ints({prod(in(0).shape())});
+      k.shape = {};
+      known_[n.output(0)] = k;
+      return {tensor_of(k)};
+    }
+    if (op == "Range") {
+      Scalar start = load_element(known(0).data.data(), known(0).dtype);
+      Scalar limit = load_element(known(1).data.data(), known(1).dtype);
+      Scalar delta = load_element(known(2).data.data(), known(2).dtype);
+      return {Tensor::arange(start, limit, delta, known(0).dtype)};
+    }
+    if (op == "ReduceL1")
+      return {reduce(
+          in(0), [](const Tensor& x, const AxisArg& a, bool k) { return x.abs().sum(a, k); }, 1)};
+    if (op == "ReduceLogSum")
+      return {reduce(
+          in(0), [](const Tensor& x, const AxisArg& a, bool k) { return x.sum(a, k).log(); }, 1)};
+    if (op == "ReduceLogSumExp")
+      return {reduce(
+          in(0), [](const Tensor& x, const AxisArg& a, bool k) { return x.exp().sum(a, k).log(); }, 1)};
+    if (op == "Trilu") {
+      int64_t k = has_input(1) ? known(1).ints().at(0) : 0;
+      return {attr_int("upper", 1) ? in(0).triu(k) : in(0).tril(k)};
+    }
+    if (op == "GatherElements") {
+      Tensor x = in(0), idx = in(1);
+      int axis = norm_axis(attr_int("axis", 0), x.shape().size());
+      idx = idx.lt(0).where(idx.add(x.shape()[size_t(axis)]), idx);
+      return {x.gather(axis, idx)};
+    }
+    if (op == "Hardmax") {
+      Tensor x = in(0);
+      int axis = norm_axis(attr_int("axis", -1), x.shape().size());
+      Shape s(x.shape().size(), 1);
+      s[size_t(axis)] = x.shape()[size_t(axis)];
+      Tensor positions = Tensor::arange(Scalar::of_int(0), Scalar::of_int(s[size_t(axis)])).reshape(s);
+      return {x.argmax(axis, true).eq(positions).cast(x.dtype())};
+    }
+    if (op == "DepthToSpace" || op == "SpaceToDepth") {
+      Tensor x = in(0);
+      const Shape& s = x.shape();
+      int64_t bs = attr_int("blocksize", 1), b = s[0], c = s[1], h = s[2], w = s[3];
+      if (op == "SpaceToDepth")
+        return {x.reshape({b, c, h / bs, bs, w / bs, bs})
+                    .permute({0, 3, 5, 1, 2, 4})
+                    .reshape({b, c * bs * bs, h / bs, w / bs})};
+      if (attr_string("mode", "DCR") == "DCR")
+        return {x.reshape({b, bs, bs, c / (bs * bs), h, w})
+                    .permute({0, 3, 4, 1, 5, 2})
+                    .reshape({b, c / (bs * bs), h * bs, w * bs})};
+      return {x.reshape({b, c / (bs * bs), bs, bs, h, w})
+                  .permute({0, 1, 4, 2, 5, 3})
+                  .reshape({b, c / (bs * bs), h * bs, w * bs})};
+    }
+    if (op == "InstanceNormalization") {
+      Tensor x = in(0);
+      std::vector<int> axes;
+      for (size_t d = 2; d < x.shape().size(); ++d) axes.push_back(int(d));
+      Shape s(x.shape().size(), 1);
+      s[1] = x.shape()[1];
+      Tensor mean = x.mean(axes, true), var = x.sub(mean).square().mean(axes, true);
+      Tensor y = x.sub(mean).mul(var.add(attr_float("epsilon", 1e-5)).rsqrt());
+      return {y.mul(in(1).reshape(s)).add(in(2).reshape(s))};
+    }
+    if (op == "MeanVarianceNormalization") {
+      Tensor x = in(0);
+      std::vector<int> axes;
+      for (int64_t a : attr_ints("axes").value_or(std::vector<int64_t>{0, 2, 3}))
+        axes.push_back(norm_axis(a, x.shape().size()));
+      Tensor mean = x.mean(axes, true);
+      return {x.sub(mean).div(x.sub(mean).square().mean(axes, true).sqrt().add(1e-9))};
+    }
+    if (op == "LpNormalization") {
+      Tensor x = in(0);
+      int axis = norm_axis(attr_int("axis", -1), x.shape().size());
+      int64_t p = attr_int("p", 2);
+      Tensor norm = p == 1 ? x.abs().sum(std::vector<int>{axis}, true)
+                           : x.square().sum(std::vector<int>{axis}, true).sqrt();
+      return {x.div(norm)};
+    }
+    if (op == "ConvTranspose") {
+      Tensor x = in(0), w = in(1);
+      size_t nd = x.shape().size() - 2;
+      if (attr("output_shape") || attr_string("auto_pad", "NOTSET") != "NOTSET")
+        bad("output_shape and auto_pad are not imported");
+      std::vector<int64_t> kernel = kernel_arg(w, nd);
+      std::vector<int64_t> strides = attr_ints("strides").value_or(std::vector<int64_t>(nd, 1));
+      std::vector<int64_t> dil = attr_ints("dilations").value_or(std::vector<int64_t>(nd, 1));
+      std::vector<int64_t> pads = spatial_padding(x.shape(), kernel, strides, dil);
+      std::vector<int64_t> out_pad = attr_ints("output_padding").value_or(std::vector<int64_t>(nd, 0));
+      std::optional<Tensor> bias;
+      if (has_input(2)) bias = in(2);
+      return {x.conv_transpose2d(w, bias, attr_int("group", 1), IntOrTuple(strides), IntOrTuple(dil),
+                                 IntOrTuple(pads), IntOrTuple(out_pad))};
+    }
+    if (op == "Round") return unary(&Tensor::round);
+    if (op == "ConstantOfShape") {
+      std::vector<int64_t> shape = known(0).ints();
+      Known value{DType::Float32, {}, std::vector<uint8_t>(4, 0)};
+      if (const auto* a = attr("value")) value = known_of(a->t(), file_);
+      Scalar v = load_element(value.data.data(), value.dtype);
+      return {Tensor::full(Shape(shape.begin(), shape.end()), v, value.dtype)};
+    }
+    if (op == "Split") {
+      Tensor x = in(0);
+      int axis = norm_axis(attr_int("axis", 0), x.shape().size());
+      int64_t dim = x.shape()[size_t(axis)], parts = n.output_size();
+      std::vector<int64_t> sizes = attr_ints("split").value_or(std::vector<int64_t>{});
+      if (sizes.empty() && has_input(1)) sizes = known(1).ints();
+      if (sizes.empty()) // equal parts, the last one smaller when they do not divide
+        for (int64_t i = 0, each = (dim + parts - 1) / parts; i < parts; ++i)
+          sizes.push_back(std::min(each, dim - i * each));
+      std::vector<Tensor> outs;
+      int64_t at = 0;
+      for (int64_t size : sizes) {
+        Padding p(x.shape().size(), std::nullopt);
+        p[size_t(axis)] = std::pair(at, at + size);
+        outs.push_back(x.shrink(p));
+        at += size;
+      }
+      return outs;
+    }
+    if (op == "CumSum") {
+      Tensor x = in(0);
+      int axis = norm_axis(known(1).ints().at(0), x.shape().size());
+      bool reverse = attr_int("reverse", 0) != 0;
+      Tensor y = reverse ? x.flip({axis}).cumsum(axis).flip({axis}) : x.cumsum(axis);
+      return {attr_int("exclusive", 0) ? y.sub(x) : y};
+    }
+    if (op == "Einsum") {
+      std::vector<Tensor> xs;
+      for (int i = 0; i < n.input_size(); ++i) xs.push_back(in(i));
+      return {Tensor::einsum(attr_string("equation", ""), xs)};
+    }
+    if (op == "OneHot") {
+      Tensor idx = in(0);
+      int64_t depth = known(1).ints().at(0);
+      Tensor values = in(2);
+      int axis = norm_axis(attr_int("axis", -1), idx.shape().size() + 1);
+      idx = idx.lt(0).where(idx.add(depth), idx).unsqueeze(axis);
+      Shape s(idx.shape().size(), 1);
+      s[size_t(axis)] = depth;
+      Tensor positions = Tensor::arange(Scalar::of_int(0), Scalar::of_int(depth)).reshape(s);
+      Tensor off = values.shrink({std::pair<int64_t, int64_t>(0, 1)}).reshape({});
+      Tensor on = values.shrink({std::pair<int64_t, int64_t>(1, 2)}).reshape({});
+      return {idx.eq(positions).where(on, off)};
+    }
     bad("op '" + op + "' is not imported by tg");
   }
 
   const onnx::ModelProto& model_;
   std::string file_;
+  const std::map<std::string, HostBuffer>& frozen_;
   int opset_ = 1;
   const onnx::NodeProto* node_ = nullptr;
   std::map<std::string, Tensor> values_;
@@ -620,10 +816,11 @@ bool looks_like_onnx(std::string_view bytes) {
          m.has_graph() && m.ir_version() > 0;
 }
 
-Graph trace_onnx(const std::string& bytes, const std::string& filename) {
+Graph trace_onnx(const std::string& bytes, const std::string& filename,
+                 const std::map<std::string, HostBuffer>& frozen) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) fail("ValueError", filename + ": not a valid ONNX model");
-  return Importer(model, filename).run();
+  return Importer(model, filename, frozen).run();
 }
 
 } // namespace tg

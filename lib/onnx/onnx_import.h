@@ -3,10 +3,12 @@
 // constant buffers, each node the Tensor ops of its ONNX semantics, graph outputs named outputs.
 // Parsed with ONNX's own protobuf classes (Debian's libonnx-dev).
 #pragma once
+#include <map>
 #include <string>
 #include <string_view>
 
 #include "lazy/lazy.h"
+#include "runtime/host_buffer.h"
 
 namespace tg {
 
@@ -14,7 +16,10 @@ namespace tg {
 // content, not by the file's name.
 bool looks_like_onnx(std::string_view bytes);
 // The model's graph. An op tg does not import, a symbolic input dimension or external data is
-// one clear error naming it (and the node).
-Graph trace_onnx(const std::string& bytes, const std::string& filename);
+// one clear error naming it (and the node). `frozen` binds graph inputs to constants while
+// tracing (tg-trace --arg NAME=FILE.npy): ONNX passes shapes, axes and pads as tensors, which
+// tg must know to build the graph.
+Graph trace_onnx(const std::string& bytes, const std::string& filename,
+                 const std::map<std::string, HostBuffer>& frozen = {});
 
 } // namespace tg

@@ -31,7 +31,7 @@ for o in range(3):
   for i in range(4):
     for j in range(4): c[0, o, i, j] = (p[0, :, 2*i:2*i+3, 2*j:2*j+3] * K[o]).sum()
 np.save("want_flat.npy", c.reshape(1, 3, 2, 2, 2, 2).max(axis=(3, 5)).reshape(1, 12))
-bad = helper.make_graph([helper.make_node("Hardmax", ["x"], ["y"])], "bad",
+bad = helper.make_graph([helper.make_node("Det", ["x"], ["y"])], "bad",
   [helper.make_tensor_value_info("x", T.FLOAT, [2, 3])], [helper.make_tensor_value_info("y", T.FLOAT, [2, 3])])
 onnx.save(helper.make_model(bad), "bad.onnx")
 sym = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "sym",
@@ -56,7 +56,7 @@ for n in ("probs", "flat"):
   make_models
   run_split tg-trace bad.onnx
   [ "$status" -eq 1 ]
-  expect_eq "$err" "tg-trace: bad.onnx: node '' (Hardmax): op 'Hardmax' is not imported by tg"
+  expect_eq "$err" "tg-trace: bad.onnx: node '' (Det): op 'Det' is not imported by tg"
   expect_eq "$out" ""
   run_split tg-trace sym.onnx
   [ "$status" -eq 1 ]
@@ -66,4 +66,24 @@ for n in ("probs", "flat"):
   run_split tg-trace cut.onnx
   [ "$status" -eq 1 ]
   [[ "$err" == "tg-trace: cut.onnx: "* ]]
+}
+
+@test "tg-trace --arg NAME=FILE.npy binds an ONNX input the importer must know (a shape) to a constant" {
+  "$PYTHON" - <<'PY'
+import numpy as np, onnx
+from onnx import helper, TensorProto as T
+g = helper.make_graph([helper.make_node("Reshape", ["x", "shape"], ["y"])], "r",
+  [helper.make_tensor_value_info("x", T.FLOAT, [2, 6]), helper.make_tensor_value_info("shape", T.INT64, [3])],
+  [helper.make_tensor_value_info("y", T.FLOAT, [3, 2, 2])])
+onnx.save(helper.make_model(g), "r.onnx")
+np.save("x.npy", np.arange(12, dtype=np.float32).reshape(2, 6)); np.save("shape.npy", np.array([3, -1, 2]))
+PY
+  run_split tg-trace r.onnx
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-trace: r.onnx: node '' (Reshape): input 'shape' must be a constant (an initializer, a Constant, or tg-trace --arg NAME=FILE.npy)"
+  tg-trace r.onnx --arg shape=shape.npy | tg-schedule | tg-codegen | tg-run --in x=x.npy --out-dir out
+  "$PYTHON" -c 'import numpy as np; y = np.load("out/y.npy"); assert y.shape == (3, 2, 2) and (y.reshape(-1) == np.arange(12)).all()'
+  run_split tg-trace r.onnx --arg nope=shape.npy
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-trace: r.onnx: --arg nope: the model has no input of that name"
 }
