@@ -39,13 +39,14 @@ else
 fi
 
 # The test venv: numpy, tinygrad==0.9.1 and safetensors (the oracle and its file formats),
-# scikit-learn (its 8x8 digits are the training example's dataset) and onnx (reads the ONNX
-# conformance tests' .pb tensors and builds test models).
+# scikit-learn (its 8x8 digits are the training example's dataset), onnx (reads the ONNX
+# conformance tests' .pb tensors and builds test models) and onnxruntime (the oracle for whole
+# ONNX networks).
 VENV="$ROOT/.venv"
 venv_ok() {
   [[ -x "$VENV/bin/python" ]] &&
     "$VENV/bin/python" - <<'PY' 2>/dev/null
-import importlib.metadata as md, numpy, tinygrad, safetensors, sklearn, onnx
+import importlib.metadata as md, numpy, tinygrad, safetensors, sklearn, onnx, onnxruntime
 assert md.version("tinygrad") == "0.9.1"
 PY
 }
@@ -58,9 +59,9 @@ else
     rm -rf "$VENV"
     python3 -m venv "$VENV"
   fi
-  say "installing numpy, tinygrad==0.9.1, safetensors, scikit-learn and onnx into .venv"
+  say "installing numpy, tinygrad==0.9.1, safetensors, scikit-learn, onnx and onnxruntime into .venv"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy tinygrad==0.9.1 safetensors scikit-learn \
-    onnx==1.14.1
-  venv_ok || { say "the test venv is still not usable (import numpy, tinygrad, safetensors, sklearn, onnx failed)" >&2; exit 1; }
+    onnx==1.14.1 onnxruntime
+  venv_ok || { say "the test venv is still not usable (import numpy, tinygrad, safetensors, sklearn, onnx, onnxruntime failed)" >&2; exit 1; }
   say "test venv .venv: ready"
 fi

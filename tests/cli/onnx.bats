@@ -87,3 +87,11 @@ PY
   [ "$status" -eq 1 ]
   expect_eq "$err" "tg-trace: r.onnx: --arg nope: the model has no input of that name"
 }
+
+@test "a ResNet-style CNN and a small transformer as ONNX match ONNX Runtime" {
+  run_split "$PYTHON" "$ROOT/tests/onnx/networks.py" --bin "$TG_BIN"
+  echo "$out"
+  [ "$status" -eq 0 ]
+  [[ "$out" == *"resnet_cnn: "*"max abs error"* ]]
+  [[ "$out" == *"transformer: "*"max abs error"* ]]
+}
