@@ -11,7 +11,7 @@ say() { printf 'setup: %s\n' "$*"; }
 
 PACKAGES=(
   build-essential make cmake ninja-build g++ clang llvm-15-dev liblld-15-dev libcli11-dev libcereal-dev
-  bats googletest libgtest-dev python3 python3-venv python3-pip ccache jq graphviz man-db zlib1g-dev
+  bats googletest libgtest-dev python3 python3-venv python3-pip ccache jq graphviz man-db zlib1g-dev libssl-dev
   libonnx-dev libprotobuf-dev libonnx-testdata
   opencl-headers ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd
 )

@@ -1,54 +1,34 @@
+// base64 through libcrypto (EVP_EncodeBlock, EVP_DecodeBlock). See base64.h.
 #include "io/base64.h"
+
+#include <openssl/evp.h>
 
 namespace tg {
 
-namespace {
-
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int digit(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-} // namespace
-
 std::string base64_encode(const std::vector<uint8_t>& data) {
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < data.size(); i += 3) {
-    uint32_t v = uint32_t(data[i]) << 16;
-    if (i + 1 < data.size()) v |= uint32_t(data[i + 1]) << 8;
-    if (i + 2 < data.size()) v |= data[i + 2];
-    out += kAlphabet[v >> 18 & 63];
-    out += kAlphabet[v >> 12 & 63];
-    out += i + 1 < data.size() ? kAlphabet[v >> 6 & 63] : '=';
-    out += i + 2 < data.size() ? kAlphabet[v & 63] : '=';
-  }
+  std::string out((data.size() + 2) / 3 * 4 + 1, '\0'); // EVP_EncodeBlock writes a NUL after
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data.data(), int(data.size()));
+  out.resize(size_t(n));
   return out;
 }
 
 std::optional<std::vector<uint8_t>> base64_decode(std::string_view text) {
+  // EVP_DecodeBlock skips surrounding blanks and counts padding as zero bytes: accept only
+  // canonical text (the alphabet, '=' as the last one or two characters), then drop the padding.
   if (text.size() % 4 != 0) return std::nullopt;
-  std::vector<uint8_t> out;
-  out.reserve(text.size() / 4 * 3);
-  for (size_t i = 0; i < text.size(); i += 4) {
-    bool last = i + 4 == text.size();
-    int pad = last && text[i + 3] == '=' ? (text[i + 2] == '=' ? 2 : 1) : 0;
-    uint32_t v = 0;
-    for (int j = 0; j < 4; ++j) {
-      int d = j >= 4 - pad ? 0 : digit(text[i + j]);
-      if (d < 0) return std::nullopt;
-      v = v << 6 | uint32_t(d);
-    }
-    out.push_back(uint8_t(v >> 16));
-    if (pad < 2) out.push_back(uint8_t(v >> 8));
-    if (pad < 1) out.push_back(uint8_t(v));
+  size_t pad = 0;
+  while (pad < 2 && pad < text.size() && text[text.size() - 1 - pad] == '=') ++pad;
+  for (size_t i = 0; i + pad < text.size(); ++i) {
+    char c = text[i];
+    bool ok =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
+    if (!ok) return std::nullopt;
   }
+  std::vector<uint8_t> out(text.size() / 4 * 3);
+  if (text.empty()) return out;
+  int n = EVP_DecodeBlock(out.data(), reinterpret_cast<const unsigned char*>(text.data()), int(text.size()));
+  if (n < 0) return std::nullopt;
+  out.resize(size_t(n) - pad);
   return out;
 }
 
