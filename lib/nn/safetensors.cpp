@@ -3,6 +3,9 @@
 
 #include "nn/safetensors.h"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -26,23 +29,6 @@ constexpr Name kNames[] = {
     {"U64", DType::UInt64},  {"F16", DType::Float16}, {"BF16", DType::BFloat16}, {"F32", DType::Float32},
     {"F64", DType::Float64},
 };
-
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += char(c);
-    }
-  }
-  return out + "\"";
-}
 
 } // namespace
 
@@ -146,30 +132,40 @@ SafeFile parse_safetensors(const std::string& bytes, const std::string& filename
 }
 
 std::string write_safetensors(const SafeFile& file) {
-  std::string j = "{";
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  auto string = [&](const std::string& x) { w.String(x.data(), rapidjson::SizeType(x.size())); };
+  w.StartObject();
   uint64_t pos = 0;
-  bool first = true;
   for (const SafeTensor& t : file.tensors) {
     uint64_t numel = 1;
     for (int64_t d : t.shape) numel *= uint64_t(d);
     check(t.data.size() == numel * uint64_t(itemsize(t.dtype)), "RuntimeError",
           "safe_save: tensor '" + t.name + "' has the wrong number of bytes");
-    if (!first) j += ",";
-    first = false;
-    j += json_string(t.name) + ":{\"dtype\":\"" + std::string(safetensors_dtype_name(t.dtype)) +
-         "\",\"shape\":[";
-    for (size_t k = 0; k < t.shape.size(); k++) j += (k ? "," : "") + std::to_string(t.shape[k]);
-    j += "],\"data_offsets\":[" + std::to_string(pos) + "," + std::to_string(pos + t.data.size()) + "]}";
+    string(t.name);
+    w.StartObject();
+    w.Key("dtype");
+    string(std::string(safetensors_dtype_name(t.dtype)));
+    w.Key("shape");
+    w.StartArray();
+    for (int64_t d : t.shape) w.Int64(d);
+    w.EndArray();
+    w.Key("data_offsets");
+    w.StartArray();
+    w.Uint64(pos);
+    w.Uint64(pos + t.data.size());
+    w.EndArray();
+    w.EndObject();
     pos += t.data.size();
   }
   if (!file.metadata.empty()) {
-    if (!first) j += ",";
-    j += "\"__metadata__\":{";
-    for (size_t k = 0; k < file.metadata.size(); k++)
-      j += (k ? "," : "") + json_string(file.metadata[k].first) + ":" + json_string(file.metadata[k].second);
-    j += "}";
+    w.Key("__metadata__");
+    w.StartObject();
+    for (const auto& [key, value] : file.metadata) string(key), string(value);
+    w.EndObject();
   }
-  j += "}";
+  w.EndObject();
+  std::string j(buffer.GetString(), buffer.GetSize());
   j.append((8 - j.size() % 8) % 8, ' ');
   std::string out(8, '\0');
   uint64_t n = j.size();
