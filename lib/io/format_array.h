@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "runtime/host_buffer.h"
+#include "io/host_buffer.h"
 
 namespace tg {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/host_buffer.h"
+#include "io/host_buffer.h"
 
 namespace tg {
 

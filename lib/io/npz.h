@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/host_buffer.h"
+#include "io/host_buffer.h"
 
 namespace tg {
 

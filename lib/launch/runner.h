@@ -12,7 +12,7 @@
 
 #include "codegen/program.h"
 #include "device/device.h"
-#include "runtime/host_buffer.h"
+#include "io/host_buffer.h"
 
 namespace tg {
 

@@ -13,7 +13,7 @@
 
 #include "dtype/dtype_bytes.h"
 #include "lazy/lazybuffer.h"
-#include "runtime/host_buffer.h"
+#include "io/host_buffer.h"
 #include "tensor/tensor.h"
 #include "util/error.h"
 

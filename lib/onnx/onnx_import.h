@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "lazy/lazy.h"
-#include "runtime/host_buffer.h"
+#include "io/host_buffer.h"
 
 namespace tg {
 

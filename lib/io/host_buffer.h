@@ -1,4 +1,4 @@
-// runtime layer, host memory: a tensor's contents on the host (what .npy files hold and what
+// io layer, host memory: a tensor's contents on the host (what .npy files hold and what
 // tg-run binds to kernel arguments): dtype, shape and size * itemsize bytes in C order.
 #pragma once
 #include <cstdint>
