@@ -12,8 +12,8 @@
 #include <optional>
 
 #include "dtype/dtype_bytes.h"
-#include "lazy/lazybuffer.h"
 #include "io/host_buffer.h"
+#include "lazy/lazybuffer.h"
 #include "tensor/tensor.h"
 #include "util/error.h"
 
@@ -796,7 +796,38 @@ private:
       Tensor on = values.shrink({std::pair<int64_t, int64_t>(1, 2)}).reshape({});
       return {idx.eq(positions).where(on, off)};
     }
+    if (op == "Mod") { // fmod=0: the sign of the divisor (Python's %); fmod=1: of the dividend (C's fmod)
+      DType dt = in(0).dtype();
+      bool ints = !is_float(dt);
+      Tensor a = ints ? in(0).cast(DType::Float64) : in(0), b = ints ? in(1).cast(DType::Float64) : in(1);
+      Tensor q = a.div(b);
+      q = attr_int("fmod", 0) ? q.trunc() : q.floor();
+      Tensor r = a.sub(q.mul(b));
+      return {ints ? r.cast(dt) : r};
+    }
+    if (op == "NegativeLogLikelihoodLoss") return {nll(in(0), in(1))};
+    if (op == "SoftmaxCrossEntropyLoss") {
+      Tensor log_prob = in(0).log_softmax(1);
+      return {nll(log_prob, in(1)), log_prob};
+    }
     bad("op '" + op + "' is not imported by tg");
+  }
+
+  // NegativeLogLikelihoodLoss over log-probabilities (N, C, d1..dk) and targets (N, d1..dk),
+  // with the node's weight input, ignore_index and reduction.
+  Tensor nll(const Tensor& log_prob, const Tensor& target) {
+    std::string reduction = attr_string("reduction", "mean");
+    const onnx::AttributeProto* ii = attr("ignore_index");
+    Tensor valid = ii ? target.ne(Operand(ii->i())) : target.full_like(Scalar::of_bool(true), DType::Bool);
+    Tensor safe = valid.where(target, Operand(int64_t(0))); // an ignored target may be out of range
+    Tensor picked = log_prob.gather(1, safe.unsqueeze(1)).squeeze(1);
+    Tensor w = has_input(2) ? in(2).gather(0, safe.flatten()).reshape(safe.shape()) : picked.ones_like();
+    w = valid.where(w, 0.0);
+    Tensor loss = picked.mul(w).neg();
+    if (reduction == "none") return loss;
+    if (reduction == "sum") return loss.sum();
+    if (reduction == "mean") return loss.sum().div(w.sum());
+    bad("reduction '" + reduction + "' is not one of none, sum, mean");
   }
 
   const onnx::ModelProto& model_;
