@@ -623,10 +623,8 @@ private:
     if (op == "IsInf") {
       Tensor x = in(0), pos = x.eq(INFINITY), neg = x.eq(-INFINITY);
       bool p = attr_int("detect_positive", 1), m = attr_int("detect_negative", 1);
-      return {p && m ? pos.where(true, neg)
-              : p    ? pos
-              : m    ? neg
-                     : x.ne(x).logical_not().logical_not().ne(true)};
+      if (!p && !m) return {x.full_like(Scalar::of_bool(false), DType::Bool)}; // detects nothing
+      return {p && m ? pos.where(true, neg) : p ? pos : neg};
     }
     if (op == "Sinh") return unary(&Tensor::sinh);
     if (op == "Cosh") return unary(&Tensor::cosh);

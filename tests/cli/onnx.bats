@@ -95,3 +95,16 @@ PY
   [[ "$out" == *"resnet_cnn: "*"max abs error"* ]]
   [[ "$out" == *"transformer: "*"max abs error"* ]]
 }
+
+@test "ONNX IsInf with both detections off is all false (a regression: it was true for finite values)" {
+  "$PYTHON" - <<'PY'
+import numpy as np, onnx
+from onnx import helper, TensorProto as T
+g = helper.make_graph([helper.make_node("IsInf", ["x"], ["y"], detect_positive=0, detect_negative=0)], "i",
+  [helper.make_tensor_value_info("x", T.FLOAT, [4])], [helper.make_tensor_value_info("y", T.BOOL, [4])])
+onnx.save(helper.make_model(g), "i.onnx")
+np.save("x.npy", np.array([1.0, np.inf, -np.inf, np.nan], np.float32))
+PY
+  tg-trace i.onnx | tg-schedule | tg-codegen | tg-run --in x=x.npy --out-dir out
+  "$PYTHON" -c 'import numpy as np; y = np.load("out/y.npy"); assert y.dtype == bool and not y.any(), y'
+}
