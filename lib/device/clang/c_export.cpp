@@ -51,10 +51,6 @@ private:
   std::string prefix_;
 };
 
-std::string c_type(DType dt) {
-  return dt == DType::Float16 ? "_Float16" : ClangRenderer().render_dtype(dt, false);
-}
-
 // The bytes of a constant buffer as a C initializer, 16 to a line.
 std::string byte_list(const std::vector<uint8_t>& data) {
   std::string out;
@@ -78,6 +74,8 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
   if (!is_identifier(name)) fail("ValueError", "--name '" + name + "' is not a C identifier");
   ExportRenderer renderer(name + "_");
   Program p = codegen_schedule(schedule, renderer, options);
+  // element types as the kernels declare their buffers
+  auto c_type = [&](DType dt) { return renderer.render_dtype(dt, false); };
   const std::string N = name;
 
   // parameter names: the program's names, which must be distinct C identifiers
