@@ -3,13 +3,14 @@
 
     .venv/bin/python scripts/bench.py [--bin build/bin] [--n 1024]
 
-Prints, for a float32 N x N matmul: the kernel's GFLOP/s in tg, tinygrad and numpy, and the
-time from script to compiled kernels (cold compile cache) in tg and tinygrad; then, for the
+Prints, for float32 matmuls (256, 512, 1024 and 2048 square, and 768 x 3072 x 768): the
+kernel's GFLOP/s in tg, tinygrad and numpy (its own process, OpenBLAS left to its defaults),
+and the time from script to compiled kernel (cold compile cache) in tg and tinygrad; then, for the
 digits training example (examples/digits/train.tg: a 64-128-10 MLP, full-batch Adam), the
 time per training step in tg (tg-run --steps), tinygrad (TinyJit) and numpy (hand-written
 forward, backward and Adam). Timing lives here, never in pass/fail tests.
 """
-import argparse, os, re, subprocess, sys, tempfile, time
+import argparse, json, os, re, subprocess, sys, tempfile, time
 from pathlib import Path
 
 import numpy as np
@@ -26,11 +27,22 @@ def best_of(fn, repeat):
   return best
 
 
-def tg_matmul(bindir: Path, n: int, work: Path, repeat: int):
-  script = work / "matmul.tg"
-  script.write_text(f'a = input("a", ({n}, {n}))\nb = input("b", ({n}, {n}))\noutput("c", a @ b)\n')
+# float32 matmuls (M, N, K): C[M, N] = A[M, K] @ B[K, N]
+SHAPES = [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (768, 3072, 768)]
+
+
+def operands(m: int, n: int, k: int):
   rng = np.random.default_rng(0)
-  for name in "ab": np.save(work / f"{name}.npy", rng.standard_normal((n, n), dtype=np.float32))
+  return rng.standard_normal((m, k), dtype=np.float32), rng.standard_normal((k, n), dtype=np.float32)
+
+
+def tg_matmul(bindir: Path, shape, work: Path, repeat: int):
+  m, n, k = shape
+  script = work / "matmul.tg"
+  script.write_text(f'a = input("a", ({m}, {k}))\nb = input("b", ({k}, {n}))\noutput("c", a @ b)\n')
+  a, b = operands(m, n, k)
+  np.save(work / "a.npy", a)
+  np.save(work / "b.npy", b)
   env = dict(os.environ, TG_CACHE_DIR=str(work / "cache"))
   t0 = time.perf_counter()
   prog = subprocess.run(f"{bindir}/tg-trace {script} | {bindir}/tg-schedule | {bindir}/tg-codegen", shell=True,
@@ -48,25 +60,44 @@ def tg_matmul(bindir: Path, n: int, work: Path, repeat: int):
   err = subprocess.run(run + ["--time", "--repeat", str(repeat)], check=True, env=env, capture_output=True,
                        text=True).stderr
   kernel_s = sum(float(m.group(1)) for m in re.finditer(r"^tg-run: kernel +\d+ +\S+ +([0-9.]+) ms", err, re.M)) / 1e3
-  c = np.load(work / "out" / "c.npy")
-  ref = np.load(work / "a.npy") @ np.load(work / "b.npy")
-  np.testing.assert_allclose(c, ref, atol=1e-3, rtol=1e-3)
+  np.testing.assert_allclose(np.load(work / "out" / "c.npy"), a @ b, atol=1e-3, rtol=1e-3)
   return kernel_s, t_codegen + (t_cold - t_warm)
 
 
-def tinygrad_matmul(n: int, repeat: int):
+def tinygrad_matmul(shape, repeat: int):
   # CACHELEVEL=0: no disk cache of compiled kernels, so its first run compiles as tg's does
   os.environ["CLANG"], os.environ["CACHELEVEL"] = "1", "0"
   from tinygrad import Tensor
-  from tinygrad.helpers import Context
-  rng = np.random.default_rng(0)
-  a = Tensor(rng.standard_normal((n, n), dtype=np.float32)).realize()
-  b = Tensor(rng.standard_normal((n, n), dtype=np.float32)).realize()
+  a_np, b_np = operands(*shape)
+  a, b = Tensor(a_np).realize(), Tensor(b_np).realize()
   t0 = time.perf_counter()
   (a @ b).realize()  # schedule, codegen, compile and one run
   t_first = time.perf_counter() - t0
   kernel_s = best_of(lambda: (a @ b).realize(), repeat)
   return kernel_s, t_first - kernel_s
+
+
+NUMPY_MATMUL = """
+import json, sys, time, numpy as np
+out = []
+for m, n, k in json.loads(sys.argv[1]):
+  rng = np.random.default_rng(0)
+  a, b = rng.standard_normal((m, k), dtype=np.float32), rng.standard_normal((k, n), dtype=np.float32)
+  a @ b
+  best = float("inf")
+  for _ in range(int(sys.argv[2])):
+    t0 = time.perf_counter(); a @ b; best = min(best, time.perf_counter() - t0)
+  out.append(best)
+print(json.dumps(out))
+"""
+
+
+def numpy_matmuls(shapes, repeat: int):
+  # its own process, with OpenBLAS left to pick its kernels and cache sizes for this CPU
+  env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+  res = subprocess.run([sys.executable, "-c", NUMPY_MATMUL, json.dumps(shapes), str(repeat)], check=True,
+                       capture_output=True, text=True, env=env)
+  return json.loads(res.stdout)
 
 
 def digits_data(work: Path):
@@ -141,23 +172,26 @@ def numpy_train(x, y, steps: int):
 def main():
   ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   ap.add_argument("--bin", type=Path, default=ROOT / "build" / "bin")
-  ap.add_argument("--n", type=int, default=1024)
+  ap.add_argument("--n", type=int, default=0, help="one N x N x N matmul instead of the list of shapes")
   ap.add_argument("--repeat", type=int, default=3)
   ap.add_argument("--steps", type=int, default=50, help="training steps timed")
   args = ap.parse_args()
-  n, flop = args.n, 2 * args.n ** 3
-  with tempfile.TemporaryDirectory() as d:
-    tg_k, tg_compile = tg_matmul(args.bin, n, Path(d), args.repeat)
-  tiny_k, tiny_compile = tinygrad_matmul(n, args.repeat)
-  rng = np.random.default_rng(0)
-  a, b = (rng.standard_normal((n, n), dtype=np.float32) for _ in range(2))
-  np_k = best_of(lambda: a @ b, args.repeat)
-  print(f"float32 matmul {n}x{n} (kernel time, best of {args.repeat})")
-  for name, s in (("tg", tg_k), ("tinygrad", tiny_k), ("numpy", np_k)):
-    print(f"  {name:9s} {s * 1e3:9.2f} ms  {flop / s / 1e9:8.2f} GFLOP/s")
-  print(f"  tg / tinygrad speed: {tiny_k / tg_k:.2f}x   tg / numpy speed: {np_k / tg_k:.3f}x")
-  print("script to compiled kernel (cold cache)")
-  print(f"  tg {tg_compile * 1e3:.0f} ms   tinygrad {tiny_compile * 1e3:.0f} ms   ratio {tiny_compile / tg_compile:.2f}x")
+  shapes = [(args.n, args.n, args.n)] if args.n else SHAPES
+  rows = []
+  for shape in shapes:
+    with tempfile.TemporaryDirectory() as d:
+      tg_k, tg_compile = tg_matmul(args.bin, shape, Path(d), args.repeat)
+    tiny_k, tiny_compile = tinygrad_matmul(shape, args.repeat)
+    rows.append((shape, tg_k, tg_compile, tiny_k, tiny_compile))
+  np_ks = numpy_matmuls(shapes, args.repeat)
+  print(f"float32 matmul M x N x K, GFLOP/s (kernel time, best of {args.repeat}); script to compiled kernel, cold cache")
+  print(f"  {'shape':>16s} {'tg':>8s} {'tinygrad':>9s} {'numpy':>8s} {'tg/tinygrad':>12s} {'tg/numpy':>9s}"
+        f" {'tg compile':>11s} {'tinygrad':>9s}")
+  for (shape, tg_k, tg_compile, tiny_k, tiny_compile), np_k in zip(rows, np_ks):
+    flop = 2 * shape[0] * shape[1] * shape[2]
+    print(f"  {'x'.join(map(str, shape)):>16s} {flop / tg_k / 1e9:8.1f} {flop / tiny_k / 1e9:9.1f} "
+          f"{flop / np_k / 1e9:8.1f} {tiny_k / tg_k:11.2f}x {np_k / tg_k:8.3f}x {tg_compile * 1e3:8.0f} ms "
+          f"{tiny_compile * 1e3:6.0f} ms")
 
   with tempfile.TemporaryDirectory() as d:
     x, y = digits_data(Path(d))

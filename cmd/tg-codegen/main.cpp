@@ -19,6 +19,12 @@ int main(int argc, char** argv) {
   tg::add_artifact_options(app, opts, "schedule artifact (default: stdin)");
   app.add_option("-d,--device", device, "target device: " + known)->capture_default_str();
   app.add_flag("--noopt", noopt, "skip the kernel optimizer (tinygrad's NOOPT=1)");
+  std::string optimizer = "tg";
+  app.add_option("--opt", optimizer,
+                 "kernel optimizer: tg (SIMD register tiles on host devices, else tinygrad's) or tinygrad "
+                 "(0.9.1's hand-coded optimizations, its exact sources)")
+      ->check(CLI::IsMember({"tg", "tinygrad"}))
+      ->capture_default_str();
   std::string emit = "program", lib_name;
   app.add_option("--emit", emit,
                  "what to write: program (the artifact) or c (a C library: -o DIR gets NAME.h, NAME.c)")
@@ -40,7 +46,9 @@ int main(int argc, char** argv) {
     const tg::Renderer& renderer = tg::device_renderer(device); // unknown devices fail before reading
     tg::Schedule schedule = tg::read_schedule(tg::read_input(opts.input));
     tg::CodegenOptions options;
-    options.optimize = !noopt;
+    options.optimizer = noopt                     ? tg::Optimizer::None
+                        : optimizer == "tinygrad" ? tg::Optimizer::Tinygrad
+                                                  : tg::Optimizer::Tg;
     std::vector<tg::Stage> shown;
     for (std::string_view n : tg::stage_names())
       for (const std::string& p : print_after)

@@ -93,6 +93,11 @@ ProgramKernel random_kernel(const ScheduleKernel& sk, const Schedule& s) {
 
 } // namespace
 
+void optimize_kernel(Kernel& k, Optimizer optimizer) {
+  if (optimizer == Optimizer::Tinygrad) k.hand_coded_optimizations();
+  if (optimizer == Optimizer::Tg) k.host_optimizations();
+}
+
 LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std::string& function_name) {
   LoweredKernel out;
   out.name = k.name();
@@ -125,7 +130,7 @@ LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std:
 LoweredKernel lower_kernel(const std::vector<LazyOpPtr>& ast, const Renderer& renderer,
                            const CodegenOptions& options, const std::string& function_name) {
   Kernel k(ast, renderer.opts());
-  if (options.optimize) k.hand_coded_optimizations();
+  optimize_kernel(k, options.optimizer);
   return lower_kernel(k, renderer, function_name);
 }
 
@@ -143,7 +148,7 @@ Program codegen_schedule(const Schedule& s, const Renderer& renderer, const Code
       continue;
     }
     Kernel k(sk.ast, renderer.opts());
-    if (options.optimize) k.hand_coded_optimizations();
+    optimize_kernel(k, options.optimizer);
     std::string name = k.name();
     int n = seen[name]++;
     LoweredKernel lk = lower_kernel(k, renderer, n == 0 ? name : name + "n" + std::to_string(n));

@@ -1,6 +1,6 @@
 // codegen layer, pipeline: a Schedule becomes a Program for one device's Renderer. Per kernel,
 // in order:
-//   Kernel (AST -> shapes) -> opts (hand-coded) -> linearize (UOps) -> rewrite (constant
+//   Kernel (AST -> shapes) -> opts (Optimizer) -> linearize (UOps) -> rewrite (constant
 //   folding rules) -> launch form (split range on host targets) -> toposort -> render.
 // lower_kernel runs the steps for one AST and keeps what each produced, for tests and
 // debugging (tg-codegen can print any stage).
@@ -18,8 +18,12 @@
 namespace tg {
 
 struct LoweredKernel;
+// Which optimizer picks a kernel's opts: none (tinygrad's NOOPT=1), tinygrad 0.9.1's
+// hand_coded_optimizations (byte-identical sources), or tg's (host vectors, else tinygrad's).
+enum class Optimizer { None, Tinygrad, Tg };
+
 struct CodegenOptions {
-  bool optimize = true; // apply hand_coded_optimizations (tinygrad's NOOPT=0)
+  Optimizer optimizer = Optimizer::Tg;
   // Called with each kernel as it is lowered (its place in the schedule, the schedule's kernel,
   // every stage's result): how tg-codegen --print-after sees the stages.
   std::function<void(size_t, const ScheduleKernel&, const LoweredKernel&)> observe{};
@@ -41,6 +45,9 @@ struct LoweredKernel {
   int64_t work = 0;      // prod(full_shape): the loop iterations in all, a cost estimate
   CostEstimate estimate; // tinygrad's op_estimate and mem_estimate
 };
+
+// Applies the chosen optimizer to a fresh Kernel.
+void optimize_kernel(Kernel& k, Optimizer optimizer);
 
 // Lowers an already built (and possibly hand-optimized) Kernel.
 LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std::string& function_name = "");

@@ -81,13 +81,13 @@ CostEstimate uops_estimate(const std::vector<const UOp*>& uops) {
       if (!stack.empty()) mults = stack.back(), stack.pop_back();
       break;
     case UOps::LOAD:
-      out.mem = sat_add(out.mem, sat_mul(int64_t(itemsize(*u->dtype)), mults));
+      out.mem = sat_add(out.mem, sat_mul(int64_t(itemsize(*u->dtype)) * u->vcount, mults));
       break;
     case UOps::STORE:
-      out.mem = sat_add(out.mem, sat_mul(int64_t(itemsize(*u->src[2]->dtype)), mults));
+      out.mem = sat_add(out.mem, sat_mul(int64_t(itemsize(*u->src[2]->dtype)) * u->src[2]->vcount, mults));
       break;
-    case UOps::ALU:
-      out.flops = sat_add(out.flops, sat_mul(u->alu() == Op::MULACC ? 2 : 1, mults));
+    case UOps::ALU: // (a vector op counts once per lane)
+      out.flops = sat_add(out.flops, sat_mul((u->alu() == Op::MULACC ? 2 : 1) * u->vcount, mults));
       break;
     default:
       break;

@@ -54,6 +54,9 @@ public:
   int upcasted = 0;
   int local_dims = 0;
   bool dont_use_locals = false; // NOLOCALS: global dims are global ids, no local dims
+  // Vector lanes (host optimizer): >1 makes the first upcast axis, an output axis of this size,
+  // the lanes of vector values instead of unrolled copies.
+  int lanes = 1;
 
   size_t n_outputs() const { return ast.size(); }
   const LazyOp* reduceop() const { return reduceops.empty() ? nullptr : reduceops[0]; }
@@ -91,6 +94,9 @@ public:
   // throws KernelOptError when the opt does not apply (the kernel is left unchanged then)
   void apply_opt(const Opt& opt, bool append_opt = true);
   void hand_coded_optimizations();
+  // tg's optimizer for targets whose renderer has vector lanes (host CPUs): register tiles of
+  // vectors over an output axis. Kernels it cannot tile get hand_coded_optimizations.
+  void host_optimizations();
 
 private:
   void upcast();

@@ -45,21 +45,22 @@ Expr make_var(const std::string& name, int64_t min, int64_t max) {
   return min == max ? Expr(min) : Expr::var(name, min, max);
 }
 
-bool is_upcast_var(const Expr& v) {
-  return v.kind() == ExprKind::Var && v.node()->name.rfind("_uidx", 0) == 0;
+// `lane`: the name of the vector-lane variable, which is never expanded ("" when none).
+bool is_upcast_var(const Expr& v, const std::string& lane) {
+  return v.kind() == ExprKind::Var && v.node()->name.rfind("_uidx", 0) == 0 && v.node()->name != lane;
 }
 
 // The upcast variable an index uses (or 0): linearizer.py's expand_idx.
-Expr expand_idx(const Expr& node) {
+Expr expand_idx(const Expr& node, const std::string& lane) {
   for (const Expr& v : node.vars())
-    if (is_upcast_var(v)) return v;
+    if (is_upcast_var(v, lane)) return v;
   return Expr(int64_t(0));
 }
 
-std::vector<Expr> expand_idxs(const std::vector<Expr>& nodes) {
+std::vector<Expr> expand_idxs(const std::vector<Expr>& nodes, const std::string& lane) {
   std::vector<Expr> out;
   for (const Expr& n : nodes) {
-    Expr v = expand_idx(n);
+    Expr v = expand_idx(n, lane);
     bool seen = std::find(out.begin(), out.end(), v) != out.end() && !v.is_num();
     out.push_back(seen ? Expr(int64_t(0)) : v);
   }
@@ -252,6 +253,15 @@ public:
       upcast_idxs_.push_back(make_var("_uidx" + std::to_string(j), 0, k_.output_shape()[size_t(i)] - 1));
       full_upcast_idxs_.push_back(make_var("_uidx" + std::to_string(j), 0, full[size_t(i)] - 1));
     }
+    if (k_.lanes > 1) {
+      if (upcast_idxs_.empty() || upcast_idxs_[0].is_num() || upcast_idxs_[0].max() + 1 != k_.lanes ||
+          k_.reduceops.size() > 1 || gfr)
+        fail("RuntimeError", "linearize: vector lanes need an output axis of " + std::to_string(k_.lanes) +
+                                 " as the first upcast axis, and at most one reduce");
+      lanes_ = k_.lanes;
+      lane_var_ = upcast_idxs_[0];
+      lane_name_ = lane_var_.node()->name;
+    }
     for (int i = fr + gfr; i < shape_len - up; i++) {
       reduce_idxs_.push_back(make_var("ridx" + std::to_string(i), 0, full[size_t(i)] - 1));
       fake_reduce_idxs_.push_back(Expr(int64_t(0)));
@@ -330,7 +340,7 @@ private:
     DType localtype = acc ? acc->dtype() : local ? local_bufs_[local_i].second : buffer_dtype(*buf);
     const ConstBuffer* cb = local ? nullptr : std::get_if<ConstBuffer>(buf);
     const int acc_buf = local ? int(local_i) - int(local_bufs_.size()) : i;
-    std::vector<Expr> expand_vars = expand_idxs(idxs);
+    std::vector<Expr> expand_vars = expand_idxs(idxs, lane_name_);
     auto [g_idx, g_valid] = sts_[size_t(i)].expr_idxs(idxs);
     std::vector<Expr> e_idxs = expand_node(g_idx, expand_vars), e_valids = expand_node(g_valid, expand_vars);
     std::vector<const UOp*> ret;
@@ -355,7 +365,10 @@ private:
         if (acc) {
           std::vector<const UOp*> src{g_.cnst(localtype, reduce_identity(acc))};
           src.insert(src.end(), loop_ctx.begin(), loop_ctx.end());
-          u = g_.make(UOps::DEFINE_ACC, localtype, src, AccArg{acc_buf, acc_count++});
+          u = g_.make(UOps::DEFINE_ACC, localtype, src,
+                      AccArg{acc_buf, acc_count++, has_lane(idx) || has_lane(valid) ? lanes_ : 1});
+        } else if (has_lane(valid) || (!this_const && has_lane(idx))) {
+          u = lane_load(i, idx, valid, localtype, this_const, barrier);
         } else if (this_const) {
           u = g_.cnst(localtype, *this_const);
           if (valid.min() == 0 && valid.max() == 1)
@@ -378,7 +391,7 @@ private:
 
   std::vector<const UOp*> global_store(int i, const std::vector<Expr>& idxs,
                                        const std::vector<const UOp*>& vals) {
-    std::vector<Expr> expand_vars = expand_idxs(idxs);
+    std::vector<Expr> expand_vars = expand_idxs(idxs, lane_name_);
     std::vector<std::vector<Expr>> per_dim;
     for (const Expr& idx : idxs) per_dim.push_back(expand_node(idx, expand_vars));
     size_t combos = idxs.empty() ? 1 : per_dim[0].size();
@@ -396,6 +409,12 @@ private:
     std::vector<const UOp*> out;
     for (auto& [key, val] : stores) {
       auto [idx, valid] = sts_[size_t(i)].expr_idxs(key);
+      if (has_lane(idx) || has_lane(valid)) {
+        lane_store(i, idx, valid, val, out);
+        continue;
+      }
+      // every lane writes the one address: the last one's value stays, as when unrolled
+      if (val->vcount > 1) val = g_.make(UOps::GEP, val->dtype, {val}, val->vcount - 1);
       std::vector<const UOp*> src{buf_uops_[size_t(i)], render(idx), val};
       if (valid.min() != 1) src.push_back(render(valid));
       out.push_back(g_.make(UOps::STORE, std::nullopt, src));
@@ -418,18 +437,20 @@ private:
       if (k_.is_early(k_.bufs[i])) loaded_[int(i)] = global_load(int(i), early);
     // accumulators of earlier reduces, masked where the full buffer is invalid
     Accs local_accs;
-    auto valids = expand_node(sts_[size_t(k_.full_buf_index)].expr_idxs(early).second, expand_idxs(early));
+    auto valids =
+        expand_node(sts_[size_t(k_.full_buf_index)].expr_idxs(early).second, expand_idxs(early, lane_name_));
     for (auto& [op, accs] : accs_) {
       std::vector<const UOp*> gated;
       for (size_t n = 0; n < accs.size(); n++) {
         const UOp* a = accs[n];
-        if (n < valids.size() && valids[n].min() == 0 && valids[n].max() == 1)
+        // (kernels with lanes have one reduce, whose own accumulators are not read here)
+        if (n < valids.size() && valids[n].min() == 0 && valids[n].max() == 1 && !has_lane(valids[n]))
           a = g_.alu(Op::WHERE, {render(valids[n]), a, g_.cnst(op->dtype(), Scalar::of_int(0))});
         gated.push_back(a);
       }
       local_accs[op] = gated;
     }
-    std::vector<int> offs = k_.acc_offsets(k_.full_buf_index);
+    std::vector<int> offs = lane_offsets(k_.acc_offsets(k_.full_buf_index));
     std::map<const LazyOp*, std::vector<const UOp*>> cache;
     ast_parse(reduceop, local_accs, &offs, &accs_[reduceop], cache);
     load_cache_.clear();
@@ -490,7 +511,7 @@ private:
     std::vector<const UOp*> ret, input_acc = acc;
     for (size_t n = 0; n < offs.size() && n < values.size(); n++) {
       size_t off = size_t(offs[n]);
-      acc[off] = g_.alu(alu, {values[n], acc[off]});
+      acc[off] = lane_alu(alu, {values[n], acc[off]});
       ret.push_back(acc[off]);
     }
     for (size_t off = 0; off < acc.size(); off++)
@@ -509,7 +530,10 @@ private:
     if (x->op == Op::CAST || x->op == Op::BITCAST) {
       std::vector<const UOp*> out;
       for (const UOp* u : ast_parse(x->src[0].get(), accs, offs, nullptr, cache))
-        out.push_back(g_.make(x->op == Op::CAST ? UOps::CAST : UOps::BITCAST, std::get<DType>(x->arg), {u}));
+        out.push_back(per_lane(u->vcount, std::get<DType>(x->arg), [&](int l) {
+          return g_.make(x->op == Op::CAST ? UOps::CAST : UOps::BITCAST, std::get<DType>(x->arg),
+                         {lane(u, l)});
+        }));
       cache[x] = out;
       return out;
     }
@@ -529,11 +553,112 @@ private:
       for (size_t n = 0; n < values[0].size(); n++) {
         std::vector<const UOp*> src;
         for (auto& v : values) src.push_back(v[n]);
-        ret.push_back(g_.alu(x->op, src));
+        ret.push_back(lane_alu(x->op, src));
       }
     }
     cache[x] = ret;
     return ret;
+  }
+
+  // ---- vector lanes (Kernel::lanes) ----
+  bool has_lane(const Expr& e) const {
+    if (lanes_ == 1) return false;
+    for (const Expr& v : e.vars())
+      if (v.node()->name == lane_name_) return true;
+    return false;
+  }
+  Expr at_lane(const Expr& e, int64_t l) const { return e.substitute({{lane_var_, Expr(l)}}); }
+  // base, when lane l of `e` is base + l for every lane: consecutive elements
+  std::optional<Expr> consecutive_base(const Expr& e) const {
+    Expr base = at_lane(e, 0);
+    if (has_lane(base)) return std::nullopt;
+    if ((base + lane_var_).render() == e.render()) return base;
+    for (int64_t l = 1; l < lanes_; l++)
+      if (at_lane(e, l).render() != (base + Expr(l)).render()) return std::nullopt;
+    return base;
+  }
+  const UOp* lane(const UOp* u, int l) { return u->vcount > 1 ? g_.make(UOps::GEP, u->dtype, {u}, l) : u; }
+  const UOp* vectorize(DType dt, std::vector<const UOp*> parts) {
+    return g_.make(UOps::CAST, dt, std::move(parts));
+  }
+  // one scalar UOp per lane, made a vector again (n == 1: just the one)
+  template <class F> const UOp* per_lane(int n, DType dt, F&& f) {
+    if (n == 1) return f(0);
+    std::vector<const UOp*> parts;
+    for (int l = 0; l < n; l++) parts.push_back(f(l));
+    return vectorize(dt, std::move(parts));
+  }
+  // Arithmetic C's vector extensions do lane-wise with a scalar broadcast; the rest goes lane
+  // by lane (the optimizer gives lanes only to float32 kernels, so results are float vectors).
+  const UOp* lane_alu(Op op, std::vector<const UOp*> src) {
+    int n = 1;
+    for (const UOp* s : src) n = std::max(n, s->vcount);
+    if (n == 1) return g_.alu(op, std::move(src));
+    if (op == Op::ADD || op == Op::MUL || op == Op::NEG || op == Op::MAX) {
+      // (+ and * take a scalar operand as it is; MAX, a function, needs both as vectors)
+      if (op == Op::MAX)
+        for (const UOp*& s : src)
+          if (s->vcount == 1) s = vectorize(*s->dtype, std::vector<const UOp*>(size_t(n), s));
+      return g_.alu(op, std::move(src));
+    }
+    DType dt = (op == Op::CMPLT || op == Op::CMPNE) ? DType::Bool : *src.back()->dtype;
+    return per_lane(n, dt, [&](int l) {
+      std::vector<const UOp*> s1;
+      for (const UOp* s : src) s1.push_back(lane(s, l));
+      return g_.alu(op, std::move(s1));
+    });
+  }
+  std::vector<int> lane_offsets(const std::vector<int>& offs) const {
+    if (lanes_ == 1) return offs;
+    // the lane axis is the first upcast axis: fastest in the offsets, stride 1 among the accs
+    std::vector<int> out;
+    for (size_t n = 0; n < offs.size(); n += size_t(lanes_)) out.push_back(offs[n] / lanes_);
+    return out;
+  }
+  const UOp* lane_load(int i, const Expr& idx, const Expr& valid, DType dt, const std::optional<Scalar>& cnst,
+                       const UOp* barrier) {
+    if (!cnst && !has_lane(valid))
+      if (auto base = consecutive_base(idx)) {
+        std::vector<const UOp*> src{buf_uops_[size_t(i)], render(*base)};
+        if (valid.min() == 0) {
+          src.push_back(render(valid));
+          src.push_back(g_.cnst(dt, Scalar::of_int(0)));
+        }
+        if (barrier) src.push_back(barrier);
+        return g_.make(UOps::LOAD, dt, src, lanes_);
+      }
+    return per_lane(lanes_, dt, [&](int l) {
+      Expr li = at_lane(idx, l), lv = at_lane(valid, l);
+      if (lv.max() == 0) return g_.cnst(dt, Scalar::of_int(0));
+      if (cnst) {
+        const UOp* u = g_.cnst(dt, *cnst);
+        return lv.min() == 0 ? g_.alu(Op::WHERE, {render(lv), u, g_.cnst(dt, Scalar::of_int(0))}) : u;
+      }
+      std::vector<const UOp*> src{buf_uops_[size_t(i)], render(li)};
+      if (lv.min() == 0) {
+        src.push_back(render(lv));
+        src.push_back(g_.cnst(dt, Scalar::of_int(0)));
+      }
+      if (barrier) src.push_back(barrier);
+      return g_.make(UOps::LOAD, dt, src);
+    });
+  }
+  void lane_store(int i, const Expr& idx, const Expr& valid, const UOp* val, std::vector<const UOp*>& out) {
+    if (!has_lane(valid))
+      if (auto base = consecutive_base(idx)) {
+        if (val->vcount == 1) val = vectorize(*val->dtype, std::vector<const UOp*>(size_t(lanes_), val));
+        std::vector<const UOp*> src{buf_uops_[size_t(i)], render(*base), val};
+        if (valid.min() != 1) src.push_back(render(valid));
+        out.push_back(g_.make(UOps::STORE, std::nullopt, src));
+        return;
+      }
+    for (int l = 0; l < lanes_; l++) {
+      Expr li = at_lane(idx, l), lv = at_lane(valid, l);
+      if (lv.max() == 0) continue;
+      std::vector<const UOp*> src{buf_uops_[size_t(i)], render(li), lane(val, l)};
+      if (lv.min() != 1) src.push_back(render(lv));
+      out.push_back(g_.make(UOps::STORE, std::nullopt, src));
+    }
   }
 
   const Kernel& k_;
@@ -548,6 +673,9 @@ private:
   std::map<int, std::vector<const UOp*>> loaded_;
   Accs accs_;
   std::vector<int64_t> global_size_, local_size_;
+  int lanes_ = 1;
+  Expr lane_var_{int64_t(0)};
+  std::string lane_name_; // "" when the kernel has no lanes: every upcast var is expanded
 };
 
 } // namespace

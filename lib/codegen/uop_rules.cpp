@@ -1,6 +1,7 @@
 // codegen layer, rewrite rules: tinygrad 0.9.1's constant_folder as a table of (pattern, rewrite)
 // pairs, and fold_alu, the constant evaluator the rules use.
 #include "codegen/uops.h"
+#include <algorithm>
 
 #include <cmath>
 
@@ -174,10 +175,14 @@ std::vector<RewriteRule> make_constant_folder_rules() {
                [](const Bindings& b, const UOp* root, UOpGraph&) -> const UOp* {
                  return b.at("x")->dtype == root->dtype ? b.at("x") : nullptr;
                }});
-  // ** accumulators: a DEFINE_ACC outside any loop is its initial value **
-  r.push_back(
-      {"define_acc(const) -> const", P::of(UOps::DEFINE_ACC, {P::cvar("c")}),
-       [](const Bindings& b, const UOp* root, UOpGraph& g) { return g.cast(b.at("c"), *root->dtype); }});
+  // ** accumulators: a DEFINE_ACC outside any loop is its initial value (every lane of it) **
+  auto acc_init = [](const UOp* acc, UOpGraph& g) {
+    const UOp* c = g.cast(acc->src[0], *acc->dtype);
+    return acc->vcount > 1 ? g.make(UOps::CAST, acc->dtype, std::vector<const UOp*>(size_t(acc->vcount), c))
+                           : c;
+  };
+  r.push_back({"define_acc(const) -> const", P::of(UOps::DEFINE_ACC, {P::cvar("c")}),
+               [acc_init](const Bindings&, const UOp* root, UOpGraph& g) { return acc_init(root, g); }});
   r.push_back({"phi(acc, acc) -> acc init",
                P::of(UOps::PHI, {[] {
                                    P a = P::any("acc");
@@ -185,12 +190,23 @@ std::vector<RewriteRule> make_constant_folder_rules() {
                                    return a;
                                  }(),
                                  P::any("acc")}),
-               [](const Bindings& b, const UOp*, UOpGraph& g) {
-                 const UOp* acc = b.at("acc");
-                 return g.cast(acc->src[0], *acc->dtype);
-               }});
+               [acc_init](const Bindings& b, const UOp*, UOpGraph& g) { return acc_init(b.at("acc"), g); }});
   r.push_back({"phi(const, x) -> x", P::of(UOps::PHI, {P::cvar("c"), x}),
                [](const Bindings& b, const UOp*, UOpGraph&) { return b.at("x"); }});
+  r.push_back({"phi(splat(const), x) -> x",
+               P::of(UOps::PHI, {[] {
+                                   P c = P::any("c");
+                                   c.op = UOps::CAST;
+                                   return c;
+                                 }(),
+                                 x}),
+               [](const Bindings& b, const UOp*, UOpGraph&) -> const UOp* {
+                 const UOp* c = b.at("c");
+                 bool splat =
+                     c->src.size() > 1 && c->src[0]->is_const() &&
+                     std::all_of(c->src.begin(), c->src.end(), [&](const UOp* s) { return s == c->src[0]; });
+                 return splat ? b.at("x") : nullptr;
+               }});
   // ** conditionals **
   r.push_back({"where(g, v, v) -> v", P::of_alu(Op::WHERE, {P::any(), P::any("v"), P::any("v")}),
                [](const Bindings& b, const UOp*, UOpGraph&) { return b.at("v"); }});
@@ -278,7 +294,7 @@ std::vector<RewriteRule> make_constant_folder_rules() {
   r.push_back({"load(buf, idx, true, alt) -> load(buf, idx)",
                P::of(UOps::LOAD, {P::any("buf"), P::any("idx"), P::cnst(1), P::cvar("alt")}),
                [](const Bindings& b, const UOp* root, UOpGraph& g) {
-                 return g.make(UOps::LOAD, root->dtype, {b.at("buf"), b.at("idx")});
+                 return g.make(UOps::LOAD, root->dtype, {b.at("buf"), b.at("idx")}, root->arg);
                }});
   r.push_back({"load(buf, idx, false, alt) -> alt",
                P::of(UOps::LOAD, {P::any(), P::any(), P::cnst(0), P::cvar("alt")}),

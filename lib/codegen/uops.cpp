@@ -61,7 +61,7 @@ uint64_t hash_arg(const UOpArg& arg) {
         else if constexpr (std::is_same_v<T, LoopArg>)
           h = mix(mix(mix(h, a.depth), a.index), a.reduce);
         else if constexpr (std::is_same_v<T, AccArg>)
-          h = mix(mix(h, a.buf), a.count);
+          h = mix(mix(mix(h, a.buf), a.count), a.lanes);
         else if constexpr (std::is_same_v<T, VarArg>)
           h = mix(mix(mix(h, std::hash<std::string>{}(a.name)), a.min), a.max);
         else if constexpr (std::is_same_v<T, SpecialArg>)
@@ -91,10 +91,34 @@ bool UOpGraph::KeyEq::operator()(const UOp* a, const UOp* b) const {
   return a->op == b->op && a->dtype == b->dtype && a->src == b->src && same_arg(a->arg, b->arg);
 }
 
+namespace {
+int derive_vcount(const UOp& u) {
+  switch (u.op) {
+  case UOps::LOAD:
+    return std::holds_alternative<int>(u.arg) ? std::get<int>(u.arg) : 1;
+  case UOps::DEFINE_ACC:
+    return std::get<AccArg>(u.arg).lanes;
+  case UOps::CAST:
+    if (u.src.size() > 1) return int(u.src.size());
+    [[fallthrough]];
+  case UOps::ALU:
+  case UOps::PHI:
+  case UOps::BITCAST: {
+    int n = 1;
+    for (const UOp* s : u.src) n = std::max(n, s->vcount);
+    return n;
+  }
+  default:
+    return 1;
+  }
+}
+} // namespace
+
 const UOp* UOpGraph::make(UOps op, std::optional<DType> dtype, std::vector<const UOp*> src, UOpArg arg) {
   UOp probe{op, dtype, std::move(src), std::move(arg), 0};
   if (auto it = intern_.find(&probe); it != intern_.end()) return it->second;
   probe.id = uint32_t(nodes_.size());
+  probe.vcount = derive_vcount(probe);
   nodes_.push_back(std::move(probe));
   const UOp* u = &nodes_.back();
   intern_.emplace(u, u);
@@ -190,7 +214,8 @@ const UOp* graph_rewrite(const UOp* sink, const PatternMatcher& pm, UOpGraph& g)
     for (const UOp* s : n->src) src.push_back(inner(s));
     const UOp* x = g.make(n->op, n->dtype, std::move(src), n->arg);
     const UOp* result = x;
-    if (const UOp* r = pm.rewrite(x, g)) result = inner(r);
+    // a rule written for scalars may fold a vector into a scalar constant: not a replacement
+    if (const UOp* r = pm.rewrite(x, g); r && r->vcount == x->vcount) result = inner(r);
     replace[n] = result;
     replace[x] = result;
     return result;
@@ -360,7 +385,8 @@ std::string arg_to_string(const UOp* u) {
           return "(" + std::to_string(a.depth) + ", " + std::to_string(a.index) + ", " +
                  (a.reduce ? "True" : "False") + ")";
         else if constexpr (std::is_same_v<T, AccArg>)
-          return "(" + std::to_string(a.buf) + ", " + std::to_string(a.count) + ")";
+          return "(" + std::to_string(a.buf) + ", " + std::to_string(a.count) +
+                 (a.lanes > 1 ? ", " + std::to_string(a.lanes) : "") + ")";
         else
           return a.name;
       },
@@ -376,6 +402,7 @@ std::string uops_to_string(const std::vector<const UOp*>& uops) {
     const UOp* u = uops[i];
     std::string dt;
     if (u->dtype) dt = (u->op == UOps::DEFINE_GLOBAL ? "ptr." : "") + std::string(py_name(*u->dtype));
+    if (u->vcount > 1) dt += ".vec(" + std::to_string(u->vcount) + ")";
     std::string srcs = "[";
     for (size_t j = 0; j < u->src.size(); j++) {
       if (j) srcs += ", ";

@@ -53,9 +53,10 @@ struct LoopArg { // RANGE: loop depth (1 global, 2+ reduce), index at that depth
   bool reduce;
   bool operator==(const LoopArg&) const = default;
 };
-struct AccArg { // DEFINE_ACC: which buffer the accumulator shadows, and its number
+struct AccArg { // DEFINE_ACC: which buffer the accumulator shadows, its number, its vector lanes
   int buf;
   int count;
+  int lanes = 1;
   bool operator==(const AccArg&) const = default;
 };
 struct VarArg { // DEFINE_VAR / SPECIAL: a named int
@@ -74,7 +75,11 @@ struct LocalArg { // DEFINE_LOCAL: a local-memory array
   int64_t size;
   bool operator==(const LocalArg&) const = default;
 };
-// ALU: the Op; CONST: the value; GEP: the lane.
+// ALU: the Op; CONST: the value; GEP: the lane; LOAD: the lanes of a vector load (unset: scalar).
+// Vectors (tg's host optimizer; tinygrad 0.9.1's CLANG has none): a LOAD with lanes, a DEFINE_ACC
+// with lanes and a CAST of several scalars (tinygrad's float4 "vectorize") make vectors; ALU, PHI
+// and one-source CAST are vectors when a source is; GEP takes one lane; a STORE of a vector writes
+// consecutive elements.
 using UOpArg =
     std::variant<std::monostate, Op, Scalar, int, GlobalArg, LoopArg, AccArg, VarArg, SpecialArg, LocalArg>;
 
@@ -84,6 +89,7 @@ struct UOp {
   std::vector<const UOp*> src;
   UOpArg arg;
   uint32_t id = 0; // creation order inside its graph
+  int vcount = 1;  // vector lanes: derived from op, src and arg when the UOp is made
 
   Op alu() const { return std::get<Op>(arg); }
   const Scalar& value() const { return std::get<Scalar>(arg); }

@@ -88,6 +88,13 @@ private:
     return it->second;
   }
   bool is_local(const UOp* buf) const { return buf->op == UOps::DEFINE_LOCAL; }
+  // the type of u's value: a scalar, or a vector of its lanes
+  std::string vtype(const UOp* u) const {
+    return u->vcount > 1 ? r_.render_vector_dtype(*u->dtype, u->vcount) : r_.render_dtype(*u->dtype);
+  }
+  std::string splat(const UOp* u, const std::string& scalar) const {
+    return r_.render_splat(*u->dtype, u->vcount, scalar);
+  }
 
   void emit(const UOp* u) {
     switch (u->op) {
@@ -142,24 +149,36 @@ private:
       line("if (" + ref(u->src[0]) + ") {");
       depth_++;
       break;
-    case UOps::DEFINE_ACC:
+    case UOps::DEFINE_ACC: {
       // tinygrad parenthesises negative constants only as operands, not as an initial value
-      line(r_.render_dtype(*u->dtype) + " " + ssa("acc", u) + " = " +
-           strip_parens(r_.render_const(u->src[0]->value(), *u->dtype)) + ";");
+      std::string init = strip_parens(r_.render_const(u->src[0]->value(), *u->dtype));
+      line(vtype(u) + " " + ssa("acc", u) + " = " + (u->vcount > 1 ? splat(u, init) : init) + ";");
       break;
+    }
     case UOps::ALU:
       emit_alu(u);
       break;
     case UOps::LOAD: {
-      std::string val = r_.render_load(ref(u->src[0]), *u->src[0]->dtype, strip_parens(ref(u->src[1])));
-      if (u->src.size() > 3)
-        val = r_.code_for_op(Op::WHERE, {ref(u->src[2]), val, ref(u->src[3])}, *u->dtype);
-      line(r_.render_dtype(*u->dtype) + " " + ssa("val", u) + " = " + val + ";");
+      std::string val = u->vcount > 1
+                            ? r_.render_vector_load(ref(u->src[0]), *u->src[0]->dtype,
+                                                    strip_parens(ref(u->src[1])), u->vcount)
+                            : r_.render_load(ref(u->src[0]), *u->src[0]->dtype, strip_parens(ref(u->src[1])));
+      if (u->src.size() > 3) {
+        std::string alt = u->vcount > 1 ? splat(u, ref(u->src[3])) : ref(u->src[3]);
+        val = r_.code_for_op(Op::WHERE, {ref(u->src[2]), val, alt}, *u->dtype);
+      }
+      line(vtype(u) + " " + ssa("val", u) + " = " + val + ";");
       break;
     }
+    case UOps::GEP:
+      r_names_[u] = ref(u->src[0]) + "[" + std::to_string(std::get<int>(u->arg)) + "]";
+      break;
     case UOps::STORE: {
-      std::string st =
-          r_.render_store(ref(u->src[0]), *u->src[0]->dtype, strip_parens(ref(u->src[1])), ref(u->src[2]));
+      const UOp* v = u->src[2];
+      std::string st = v->vcount > 1 ? r_.render_vector_store(ref(u->src[0]), *u->src[0]->dtype,
+                                                              strip_parens(ref(u->src[1])), ref(v), v->vcount)
+                                     : r_.render_store(ref(u->src[0]), *u->src[0]->dtype,
+                                                       strip_parens(ref(u->src[1])), ref(v));
       line(u->src.size() > 3 ? "if (" + ref(u->src[3]) + ") { " + st + " }" : st);
       break;
     }
@@ -168,6 +187,11 @@ private:
       r_names_[u] = ref(u->src[0]);
       break;
     case UOps::CAST:
+      if (u->src.size() > 1) {
+        emit_vectorize(u);
+        break;
+      }
+      [[fallthrough]];
     case UOps::BITCAST: {
       DType from = *u->src[0]->dtype, to = *u->dtype;
       std::string val;
@@ -192,6 +216,23 @@ private:
     }
   }
 
+  // several scalars as one vector; n copies of one scalar are a splat
+  void emit_vectorize(const UOp* u) {
+    bool same = std::all_of(u->src.begin(), u->src.end(), [&](const UOp* s) { return s == u->src[0]; });
+    std::string val;
+    if (same) {
+      val = splat(u, ref(u->src[0]));
+    } else {
+      val = "(" + vtype(u) + "){";
+      for (size_t i = 0; i < u->src.size(); i++) val += (i ? "," : "") + ref(u->src[i]);
+      val += "}";
+    }
+    if (child_count_[u] <= 1 && inline_ok(u))
+      r_names_[u] = val;
+    else
+      line(vtype(u) + " " + ssa("cast", u) + " = " + val + ";");
+  }
+
   void emit_alu(const UOp* u) {
     Op op = u->alu();
     std::vector<std::string> operands;
@@ -200,13 +241,14 @@ private:
       operands.push_back(same ? strip_parens(ref(s)) : ref(s));
     }
     DType dt = *u->dtype;
-    std::string val = r_.code_for_op(op, operands, dt);
+    std::string val =
+        u->vcount > 1 ? r_.code_for_vector_op(op, operands, dt, u->vcount) : r_.code_for_op(op, operands, dt);
     if (dt == DType::BFloat16 && op != Op::WHERE) val = "tg_bf16_round(" + val + ")";
     if (child_count_[u] == 0) fail("RuntimeError", "render: childless ALU op");
     if (child_count_[u] <= 1 && op != Op::MAX && inline_ok(u))
       r_names_[u] = val;
     else
-      line(r_.render_dtype(dt) + " " + ssa("alu", u) + " = " + r_.render_assign(dt, val) + ";");
+      line(vtype(u) + " " + ssa("alu", u) + " = " + r_.render_assign(dt, val) + ";");
   }
 
   // tinygrad inlines every single-use value into its user's expression. A long chain would
@@ -372,6 +414,30 @@ std::string CStyleRenderer::render_store(const std::string& buf, DType buf_dtype
 }
 
 std::string CStyleRenderer::render_assign(DType, const std::string& value) const { return value; }
+
+std::string CStyleRenderer::render_vector_dtype(DType dtype, int lanes) const {
+  fail("RuntimeError", "render: " + opts().device + " does not render vectors (" +
+                           std::string(py_name(dtype)) + " x" + std::to_string(lanes) + ")");
+}
+
+std::string CStyleRenderer::render_vector_load(const std::string&, DType dtype, const std::string&,
+                                               int lanes) const {
+  return render_vector_dtype(dtype, lanes);
+}
+
+std::string CStyleRenderer::render_vector_store(const std::string&, DType dtype, const std::string&,
+                                                const std::string&, int lanes) const {
+  return render_vector_dtype(dtype, lanes);
+}
+
+std::string CStyleRenderer::render_splat(DType dtype, int lanes, const std::string& scalar) const {
+  return "(" + render_vector_dtype(dtype, lanes) + ")(" + scalar + ")";
+}
+
+std::string CStyleRenderer::code_for_vector_op(Op op, const std::vector<std::string>& a, DType dtype,
+                                               int) const {
+  return code_for_op(op, a, dtype);
+}
 
 bool uses_dtype(const std::vector<const UOp*>& uops, DType dtype) {
   for (const UOp* u : uops)

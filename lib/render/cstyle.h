@@ -46,6 +46,16 @@ public:
   virtual std::string render_load(const std::string& buf, DType buf_dtype, const std::string& idx) const;
   virtual std::string render_store(const std::string& buf, DType buf_dtype, const std::string& idx,
                                    const std::string& value) const;
+  // Vectors of `lanes` values (renderers whose opts have vector_lanes override these; the base
+  // refuses): the type, a load and a store of consecutive elements, an ALU op on vectors.
+  virtual std::string render_vector_dtype(DType dtype, int lanes) const;
+  virtual std::string render_vector_load(const std::string& buf, DType buf_dtype, const std::string& idx,
+                                         int lanes) const;
+  virtual std::string render_vector_store(const std::string& buf, DType buf_dtype, const std::string& idx,
+                                          const std::string& value, int lanes) const;
+  virtual std::string render_splat(DType dtype, int lanes, const std::string& scalar) const;
+  virtual std::string code_for_vector_op(Op op, const std::vector<std::string>& a, DType dtype,
+                                         int lanes) const;
   // The value given to a variable of `dtype` (a language whose value type is wider than the
   // dtype rounds here, as C rounds when it assigns to an __fp16 variable).
   virtual std::string render_assign(DType dtype, const std::string& value) const;

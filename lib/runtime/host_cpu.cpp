@@ -1,6 +1,8 @@
 #include "runtime/host_cpu.h"
 
+#include <cstdlib>
 #include <fstream>
+#include <string>
 
 namespace tg {
 
@@ -15,6 +17,22 @@ const std::string& host_cpu_identity() {
     return model + "\n" + flags;
   }();
   return id;
+}
+
+int host_vector_floats() {
+  static const int lanes = [] {
+    if (const char* env = std::getenv("TG_VECTOR_LANES"); env && *env) {
+      int n = std::atoi(env);
+      return n == 4 || n == 8 || n == 16 ? n : 0;
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return 16;
+    if (__builtin_cpu_supports("avx")) return 8;
+#endif
+    return 4;
+  }();
+  return lanes;
 }
 
 } // namespace tg

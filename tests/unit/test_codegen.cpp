@@ -51,7 +51,7 @@ TEST(Codegen, elementwise_add_of_two_4x8_buffers) {
 
 TEST(Codegen, elementwise_add_without_optimizations_gives_the_same_values) {
   auto a = iota_values<float>(32), b = iota_values<float>(32, 1.f, 0.5f);
-  auto v = run_f32(add_4x8(), {{"a", host(F32, {4, 8}, a)}, {"b", host(F32, {4, 8}, b)}}, {false});
+  auto v = run_f32(add_4x8(), {{"a", host(F32, {4, 8}, a)}, {"b", host(F32, {4, 8}, b)}}, {Optimizer::None});
   for (size_t i = 0; i < 32; i++) EXPECT_FLOAT_EQ(v[i], a[i] + b[i]) << i;
 }
 
@@ -68,7 +68,7 @@ TEST(Codegen, sum_over_first_axis) {
 }
 
 TEST(Codegen, sum_without_optimizations_loops_over_the_reduce_axis) {
-  auto v = run_f32(sum_4x8(1), {{"x", iota_4x8()}}, {false});
+  auto v = run_f32(sum_4x8(1), {{"x", iota_4x8()}}, {Optimizer::None});
   for (int i = 0; i < 4; i++) EXPECT_FLOAT_EQ(v[size_t(i)], float(64 * i + 28)) << i;
 }
 
@@ -116,7 +116,7 @@ TEST(Codegen, padded_load_reads_zero_outside_the_valid_region) {
   auto ast = store(0, F32, st_of({6, 8}), load(1, F32, st_of({4, 8}).pad({{1, 1}, {0, 0}})));
   auto s = make_schedule({{"out", F32, {6, 8}, BufferRole::Output}, {"x", F32, {4, 8}, BufferRole::Input}},
                          {{{ast}, {0, 1}}});
-  for (bool opt : {true, false}) {
+  for (Optimizer opt : {Optimizer::Tinygrad, Optimizer::None, Optimizer::Tg}) {
     auto v = run_f32(s, {{"x", iota_4x8()}}, {opt});
     for (int i = 0; i < 6; i++)
       for (int j = 0; j < 8; j++)
@@ -131,7 +131,7 @@ TEST(Codegen, padded_load_on_the_inner_axis_is_gated) {
                                  cnst(Scalar::of_float(1), F32, st_of({4, 11}))}));
   auto s = make_schedule({{"out", F32, {4, 11}, BufferRole::Output}, {"x", F32, {4, 8}, BufferRole::Input}},
                          {{{ast}, {0, 1}}});
-  for (bool opt : {true, false}) {
+  for (Optimizer opt : {Optimizer::Tinygrad, Optimizer::None, Optimizer::Tg}) {
     auto v = run_f32(s, {{"x", iota_4x8()}}, {opt});
     for (int i = 0; i < 4; i++)
       for (int j = 0; j < 11; j++) {
@@ -324,17 +324,20 @@ TEST(Codegen, int64_and_uint8_arithmetic_wraps_like_c) {
 }
 
 TEST(Codegen, kernel_names_follow_tinygrad) {
-  EXPECT_EQ(lower_kernel(add_4x8().kernels[0].ast, device_renderer("CLANG")).name, "E_8_4");
-  EXPECT_EQ(lower_kernel(add_4x8().kernels[0].ast, device_renderer("CLANG"), {false}).name, "E_32");
-  EXPECT_EQ(lower_kernel(sum_4x8(1).kernels[0].ast, device_renderer("CLANG")).name, "r_4_8");
+  // (tg's optimizer gives other shapes, so other names: these are tinygrad's opts)
+  EXPECT_EQ(lower_kernel(add_4x8().kernels[0].ast, device_renderer("CLANG"), {Optimizer::Tinygrad}).name,
+            "E_8_4");
+  EXPECT_EQ(lower_kernel(add_4x8().kernels[0].ast, device_renderer("CLANG"), {Optimizer::None}).name, "E_32");
+  EXPECT_EQ(lower_kernel(sum_4x8(1).kernels[0].ast, device_renderer("CLANG"), {Optimizer::Tinygrad}).name,
+            "r_4_8");
   auto copy = store(0, F32, st_of({6, 8}), load(1, F32, st_of({4, 8}).pad({{1, 1}, {0, 0}})));
-  EXPECT_EQ(lower_kernel({copy}, device_renderer("CLANG")).name, "C_8_6");
+  EXPECT_EQ(lower_kernel({copy}, device_renderer("CLANG"), {Optimizer::Tinygrad}).name, "C_8_6");
 }
 
 TEST(Codegen, repeated_kernel_names_get_a_suffix) {
   auto s = add_4x8();
   s.kernels.push_back(s.kernels[0]);
-  Program p = codegen_schedule(s, device_renderer("CLANG"));
+  Program p = codegen_schedule(s, device_renderer("CLANG"), {Optimizer::Tinygrad});
   ASSERT_EQ(p.kernels.size(), 2u);
   EXPECT_EQ(p.kernels[0].name, "E_8_4");
   EXPECT_EQ(p.kernels[1].name, "E_8_4n1");
@@ -367,7 +370,7 @@ TEST(Codegen, two_view_shapetracker_load) {
   auto ast = store(0, F32, st_of({32}), load(1, F32, x_st));
   auto s = make_schedule({{"out", F32, {32}, BufferRole::Output}, {"x", F32, {4, 8}, BufferRole::Input}},
                          {{{ast}, {0, 1}}});
-  for (bool opt : {true, false}) {
+  for (Optimizer opt : {Optimizer::Tinygrad, Optimizer::None, Optimizer::Tg}) {
     auto v = run_f32(s, {{"x", iota_4x8()}}, {opt});
     for (int n = 0; n < 32; n++) EXPECT_FLOAT_EQ(v[size_t(n)], float((n % 4) * 8 + n / 4)) << n;
   }
@@ -389,7 +392,7 @@ TEST(Codegen, two_independent_reduces_in_one_kernel) {
       store(0, F32, st_of({4, 1}), alu(Op::ADD, {reduce(Op::SUM, x, {1}), reduce(Op::REDUCE_MAX, x, {1})}));
   auto s = make_schedule({{"out", F32, {4, 1}, BufferRole::Output}, {"x", F32, {4, 8}, BufferRole::Input}},
                          {{{ast}, {0, 1}}});
-  for (bool opt : {true, false}) {
+  for (Optimizer opt : {Optimizer::Tinygrad, Optimizer::None, Optimizer::Tg}) {
     auto v = run_f32(s, {{"x", iota_4x8()}}, {opt});
     for (int i = 0; i < 4; i++) EXPECT_FLOAT_EQ(v[size_t(i)], float(64 * i + 28) + float(8 * i + 7)) << i;
   }
@@ -404,7 +407,7 @@ TEST(Codegen, reduce_of_an_expression_using_an_earlier_reduce) {
   auto ast = store(0, F32, st_of({4, 1}), reduce(Op::SUM, diff, {1}));
   auto s = make_schedule({{"out", F32, {4, 1}, BufferRole::Output}, {"x", F32, {4, 8}, BufferRole::Input}},
                          {{{ast}, {0, 1}}});
-  for (bool opt : {true, false}) {
+  for (Optimizer opt : {Optimizer::Tinygrad, Optimizer::None, Optimizer::Tg}) {
     auto v = run_f32(s, {{"x", iota_4x8()}}, {opt});
     for (int i = 0; i < 4; i++) EXPECT_FLOAT_EQ(v[size_t(i)], -28.f) << i;
   }
@@ -503,7 +506,8 @@ TEST(Codegen, deep_dag_with_shared_subexpressions_lowers_in_linear_time) {
   auto st = st_of({4, 8});
   auto ast = store(0, U32, st, deep_shared_dag(st, U32));
   for (bool optimize : {false, true}) {
-    LoweredKernel lk = lower_kernel({ast}, device_renderer("CLANG"), CodegenOptions{optimize});
+    LoweredKernel lk = lower_kernel({ast}, device_renderer("CLANG"),
+                                    CodegenOptions{optimize ? Optimizer::Tinygrad : Optimizer::None});
     // each shared value is a variable: the source grows with the number of nodes (x4 upcast)
     EXPECT_LT(lk.src.size(), 40000u) << lk.src;
     EXPECT_NE(lk.src.find("unsigned int alu"), std::string::npos) << lk.src;

@@ -212,18 +212,18 @@ TEST(CodegenFuzz, random_kernels_match_direct_evaluation) {
     for (size_t i = 1; i < c.specs.size(); i++)
       inputs[c.specs[i].name] = host(F32, c.specs[i].shape, c.data[i]);
     std::vector<float> want = reference(c);
-    for (bool opt : {true, false}) {
+    for (Optimizer opt : {Optimizer::Tinygrad, Optimizer::None, Optimizer::Tg}) {
       std::vector<float> got;
       try {
         got = values_of<float>(run(s, inputs, {opt}).at("out"));
       } catch (const std::exception& e) {
-        ADD_FAILURE() << "case " << n << " opt=" << opt << ": " << e.what() << "\n"
+        ADD_FAILURE() << "case " << n << " optimizer=" << int(opt) << ": " << e.what() << "\n"
                       << lower_kernel(c.ast, device_renderer("CLANG"), {opt}).src;
         continue;
       }
       ASSERT_EQ(got.size(), want.size());
       bool same = got == want;
-      EXPECT_TRUE(same) << "case " << n << " opt=" << opt << "\n"
+      EXPECT_TRUE(same) << "case " << n << " optimizer=" << int(opt) << "\n"
                         << lower_kernel(c.ast, device_renderer("CLANG"), {opt}).src;
       if (!same) {
         for (size_t i = 0; i < got.size(); i++)

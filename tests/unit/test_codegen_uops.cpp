@@ -102,7 +102,7 @@ TEST(UOpLinearize, loop_body_sits_between_range_and_endrange) {
   auto st = st_of({4, 8});
   std::string text = lower_kernel({store(0, DType::Float32, st_of({4, 1}),
                                          reduce(Op::SUM, load(1, DType::Float32, st), {1}))},
-                                  device_renderer("CLANG"), {false})
+                                  device_renderer("CLANG"), {Optimizer::None})
                          .uops;
   auto range = text.find("UOps.RANGE"), end = text.rfind("UOps.ENDRANGE"),
        store_pos = text.find("UOps.STORE");

@@ -18,7 +18,7 @@ std::string render_c_const(const Scalar& v, DType dt) { return clang().render_co
 std::string c_type(DType dt, bool value = true) { return clang().render_dtype(dt, value); }
 
 std::string src_of(const std::vector<LazyOpPtr>& ast, bool optimize = true) {
-  return lower_kernel(ast, device_renderer("CLANG"), {optimize}).src;
+  return lower_kernel(ast, device_renderer("CLANG"), {optimize ? Optimizer::Tinygrad : Optimizer::None}).src;
 }
 } // namespace
 

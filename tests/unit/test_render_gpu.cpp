@@ -12,7 +12,7 @@ namespace {
 constexpr DType F32 = DType::Float32;
 
 LoweredKernel lower(const std::vector<LazyOpPtr>& ast, const std::string& device) {
-  return lower_kernel(ast, device_renderer(device), {false});
+  return lower_kernel(ast, device_renderer(device), {Optimizer::None});
 }
 } // namespace
 
@@ -124,7 +124,7 @@ TEST(LaunchDims, a_dim_too_big_for_cuda_y_is_split_across_axes) {
 
 namespace {
 LoweredKernel lower_opt(const std::vector<LazyOpPtr>& ast, const std::string& device = "GPU") {
-  return lower_kernel(ast, device_renderer(device), {true});
+  return lower_kernel(ast, device_renderer(device), {Optimizer::Tinygrad});
 }
 LazyOpPtr sum_of(const Shape& in, const Shape& out, Axes axes) {
   return store(0, F32, st_of(out), reduce(Op::SUM, load(1, F32, st_of(in)), std::move(axes)));

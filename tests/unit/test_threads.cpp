@@ -18,7 +18,7 @@ using namespace tg;
 TEST(Threads, a_split_kernel_takes_its_outer_range_as_parameters) {
   Program p = codegen_schedule(
       schedule_graph(trace_script("a = input('a', (256, 512))\noutput('b', a.exp2())", "t.tg")),
-      device_renderer("CLANG"));
+      device_renderer("CLANG"), {Optimizer::Tinygrad});
   ASSERT_EQ(p.kernels.size(), 1u);
   const ProgramKernel& k = p.kernels[0];
   // parameters in the UOp order (DEFINE_VARs sort by name)

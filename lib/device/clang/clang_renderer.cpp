@@ -1,5 +1,10 @@
 #include "device/clang/clang_renderer.h"
 
+#include <set>
+
+#include "runtime/host_cpu.h"
+#include "util/error.h"
+
 namespace tg {
 
 namespace {
@@ -8,6 +13,7 @@ RendererOpts clang_opts() {
   RendererOpts o;
   o.device = "CLANG";
   o.splits_outer_loop = true;
+  o.vector_lanes = host_vector_floats();
   return o;
 }
 
@@ -38,8 +44,60 @@ std::string ClangRenderer::render_bitcast(const std::string& x, DType from, DTyp
   return "__builtin_bit_cast(" + render_dtype(to) + ", " + bits + ")";
 }
 
+namespace {
+
+// The vector typedef and helpers for one element type and width. Loads and stores go through
+// memcpy (buffers are only element-aligned); MAX keeps C's (a>b)?a:b lane by lane, NaNs included.
+std::string vector_helpers(const std::string& elem, const std::string& vec, const std::string& mask,
+                           int lanes) {
+  const std::string n = std::to_string(lanes), bytes = "sizeof(" + vec + ")";
+  return "#ifndef TG_VECTOR_" + vec + "\n#define TG_VECTOR_" + vec + "\ntypedef " + elem + " " + vec +
+         " __attribute__((vector_size(" + n + " * sizeof(" + elem + "))));\n" + "typedef int " + mask +
+         " __attribute__((vector_size(" + n + " * sizeof(int))));\n" + "static inline " + vec + " tg_vload_" +
+         vec + "(const " + elem + "* p) { " + vec + " v; __builtin_memcpy(&v, p, " + bytes +
+         "); return v; }\n" + "static inline void tg_vstore_" + vec + "(" + elem + "* p, " + vec +
+         " v) { __builtin_memcpy(p, &v, " + bytes + "); }\n" + "static inline " + vec + " tg_splat_" + vec +
+         "(" + elem + " x) { " + vec + " v; for (int i = 0; i < " + n + "; i++) v[i] = x; return v; }\n" +
+         "static inline " + vec + " tg_vmax_" + vec + "(" + vec + " a, " + vec + " b) { " + mask +
+         " m = a > b; return (" + vec + ")(((" + mask + ")a & m) | ((" + mask + ")b & ~m)); }\n#endif\n";
+}
+
+} // namespace
+
+std::string ClangRenderer::render_vector_dtype(DType dtype, int lanes) const {
+  if (dtype != DType::Float32) return CStyleRenderer::render_vector_dtype(dtype, lanes);
+  return "floatx" + std::to_string(lanes);
+}
+
+std::string ClangRenderer::render_vector_load(const std::string& buf, DType buf_dtype, const std::string& idx,
+                                              int lanes) const {
+  return "tg_vload_" + render_vector_dtype(buf_dtype, lanes) + "(" + buf + "+" + idx + ")";
+}
+
+std::string ClangRenderer::render_vector_store(const std::string& buf, DType buf_dtype,
+                                               const std::string& idx, const std::string& value,
+                                               int lanes) const {
+  return "tg_vstore_" + render_vector_dtype(buf_dtype, lanes) + "(" + buf + "+" + idx + ", " + value + ");";
+}
+
+std::string ClangRenderer::render_splat(DType dtype, int lanes, const std::string& scalar) const {
+  return "tg_splat_" + render_vector_dtype(dtype, lanes) + "(" + scalar + ")";
+}
+
+std::string ClangRenderer::code_for_vector_op(Op op, const std::vector<std::string>& a, DType dtype,
+                                              int lanes) const {
+  if (op == Op::MAX) return "tg_vmax_" + render_vector_dtype(dtype, lanes) + "(" + a[0] + ", " + a[1] + ")";
+  return CStyleRenderer::code_for_op(op, a, dtype);
+}
+
 std::string ClangRenderer::render_prefix(const std::vector<const UOp*>& uops) const {
   std::string out = "#include <tgmath.h>\n";
+  std::set<std::pair<DType, int>> vectors;
+  for (const UOp* u : uops)
+    if (u->vcount > 1 && u->dtype) vectors.insert({*u->dtype, u->vcount});
+  for (auto [dt, lanes] : vectors)
+    out += vector_helpers(render_dtype(dt), render_vector_dtype(dt, lanes), "intx" + std::to_string(lanes),
+                          lanes);
   if (uses_dtype(uops, DType::BFloat16))
     return out + bf16_helpers({"static inline ", "unsigned short", "unsigned int",
                                "__builtin_bit_cast(float, %s)", "__builtin_bit_cast(unsigned int, %s)"});

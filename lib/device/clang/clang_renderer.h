@@ -1,5 +1,7 @@
 // CLANG device, renderer: tinygrad 0.9.1's ClangRenderer (renderer/cstyle.py): C with
 // `restrict` buffers, loops for every dimension, _Bool and __fp16, MAX as a conditional.
+// Vectors (tg's host optimizer) are GCC-style vector_size types, which gcc and clang both
+// compile, with small helpers for the unaligned loads and stores, splats and MAX.
 #pragma once
 #include "render/cstyle.h"
 
@@ -12,6 +14,14 @@ public:
   std::string code_for_op(Op op, const std::vector<std::string>& a, DType dtype) const override;
   std::string render_bitcast(const std::string& x, DType from, DType to) const override;
   std::string render_prefix(const std::vector<const UOp*>& uops) const override;
+  std::string render_vector_dtype(DType dtype, int lanes) const override;
+  std::string render_vector_load(const std::string& buf, DType buf_dtype, const std::string& idx,
+                                 int lanes) const override;
+  std::string render_vector_store(const std::string& buf, DType buf_dtype, const std::string& idx,
+                                  const std::string& value, int lanes) const override;
+  std::string render_splat(DType dtype, int lanes, const std::string& scalar) const override;
+  std::string code_for_vector_op(Op op, const std::vector<std::string>& a, DType dtype,
+                                 int lanes) const override;
 };
 
 } // namespace tg

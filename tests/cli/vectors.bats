@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# tg's host optimizer (tg-codegen --opt tg, man/tg-codegen.1): SIMD vectors and register tiles
+# on CLANG. It upcasts output axes only, so its kernels compute what the unoptimized kernels
+# do, bit for bit, at every vector width. (tinygrad's own opts unroll reduces into one
+# expression, which reassociates the sum: they agree with both to rounding only.)
+load helpers
+
+# a matmul with bias and relu (register tile), a padded conv (lanes gathered at the edges),
+# an exp (lane by lane), a broadcast sum and a max over columns
+PROGRAM='a = input("a", (40, 64))
+b = input("b", (64, 48))
+bias = input("bias", (48,))
+output("mm", (a @ b + bias).relu())
+x = input("x", (2, 3, 16, 16))
+w = input("w", (4, 3, 3, 3))
+output("conv", x.conv2d(w, padding=1))
+output("e", b.exp())
+output("s", (a.reshape(40, 64, 1) * b.reshape(1, 64, 48)).sum(axis=1))
+output("m", b.max(axis=0, keepdim=True) + bias)'
+
+setup_file() {
+  cd "$BATS_FILE_TMPDIR" || return 1
+  "$PYTHON" - <<'EOF'
+import numpy as np
+rng = np.random.default_rng(7)
+for name, shape in [("a", (40, 64)), ("b", (64, 48)), ("bias", (48,)), ("x", (2, 3, 16, 16)), ("w", (4, 3, 3, 3))]:
+  np.save(f"{name}.npy", rng.standard_normal(shape, dtype=np.float32))
+EOF
+  printf '%s\n' "$PROGRAM" >p.tg
+  "$TG_BIN/tg-trace" p.tg | "$TG_BIN/tg-schedule" -o s.bin
+}
+
+inputs() { for n in a b bias x w; do printf -- '--in %s=%s/%s.npy ' "$n" "$BATS_FILE_TMPDIR" "$n"; done; }
+
+@test "tg's optimizer renders vectors at each width and computes the unoptimized kernels' results bit for bit" {
+  tg-codegen --noopt "$BATS_FILE_TMPDIR/s.bin" -o ref.prog
+  tg-run ref.prog $(inputs) --out-dir ref >/dev/null
+  tg-codegen --opt tinygrad "$BATS_FILE_TMPDIR/s.bin" -o tiny.prog
+  tg-run tiny.prog $(inputs) --out-dir tiny >/dev/null
+  for lanes in 4 8 16; do
+    TG_VECTOR_LANES=$lanes tg-codegen "$BATS_FILE_TMPDIR/s.bin" --json -o v$lanes.json
+    expect_eq "$(jq -c --arg t "floatx$lanes" '[.kernels[] | select(.src | contains($t) | not) | .name]' v$lanes.json)" '[]'
+    tg-run v$lanes.json $(inputs) --out-dir out$lanes >/dev/null
+    for o in mm conv e s m; do
+      cmp ref/$o.npy out$lanes/$o.npy || { echo "lanes=$lanes: $o differs"; return 1; }
+    done
+  done
+  "$PYTHON" -c 'import numpy as np, sys
+for o in ["mm", "conv", "e", "s", "m"]: np.testing.assert_allclose(np.load(f"out16/{o}.npy"), np.load(f"tiny/{o}.npy"), rtol=1e-5, atol=1e-5)'
+}
+
+@test "a kernel whose input is strided along its output keeps tinygrad's opts" {
+  printf '%s\n' 'a = input("a", (40, 64))' 'output("r", a.sum(axis=1))' >r.tg
+  tg-trace r.tg | tg-schedule | TG_VECTOR_LANES=16 tg-codegen --json -o r.json
+  tg-trace r.tg | tg-schedule | tg-codegen --opt tinygrad --json -o t.json
+  expect_eq "$(jq -c '[.kernels[].src]' r.json)" "$(jq -c '[.kernels[].src]' t.json)"
+}
+
+@test "the matmul gets a register tile: 8 rows by 2 vectors of b (AVX-512), 8 rows by 1 (AVX)" {
+  printf '%s\n' 'a = input("a", (64, 64))' 'b = input("b", (64, 64))' 'output("c", a @ b)' >mm.tg
+  tg-trace mm.tg | tg-schedule -o mm.bin
+  TG_VECTOR_LANES=16 tg-codegen --json mm.bin -o mm16.json
+  expect_eq "$(jq -r '.kernels[0].name' mm16.json)" "r_8_2_64_16_8_2"
+  src=$(jq -r '.kernels[0].src' mm16.json)
+  expect_eq "$(grep -c 'floatx16 acc' <<<"$src")" "16"
+  expect_eq "$(grep -c 'tg_vload_floatx16(data2' <<<"$src")" "2"
+  TG_VECTOR_LANES=8 tg-codegen --json mm.bin -o mm8.json
+  expect_eq "$(jq -r '.kernels[0].name' mm8.json)" "r_8_8_64_8_8"
+  expect_eq "$(jq -r '.kernels[0].src' mm8.json | grep -c 'floatx8 acc')" "8"
+}
+
+@test "--opt tinygrad and TG_VECTOR_LANES=0 keep tinygrad's scalar kernels" {
+  tg-codegen --opt tinygrad --json "$BATS_FILE_TMPDIR/s.bin" -o t.json
+  TG_VECTOR_LANES=0 tg-codegen --json "$BATS_FILE_TMPDIR/s.bin" -o z.json
+  jq -e 'all(.kernels[]; .src | contains("floatx") | not)' t.json >/dev/null
+  expect_eq "$(jq -c '[.kernels[].src]' z.json)" "$(jq -c '[.kernels[].src]' t.json)"
+}
+
+@test "tg-codegen --opt refuses an unknown optimizer" {
+  run_split tg-codegen --opt fastest "$BATS_FILE_TMPDIR/s.bin"
+  [ "$status" -eq 2 ]
+  expect_contains "$err" "--opt"
+}

@@ -1,0 +1,72 @@
+// tg's host optimizer (Kernel::host_optimizations) and vector lanes in the linearizer and the
+// C renderer. Widths are given explicitly, so the tests do not depend on this machine's CPU;
+// results against the unoptimized kernels are in tests/cli/vectors.bats and the codegen fuzz.
+#include <gtest/gtest.h>
+
+#include "codegen/codegen.h"
+#include "device/registry.h"
+#include "schedule/schedule.h"
+#include "script/trace.h"
+
+using namespace tg;
+
+namespace {
+
+Kernel kernel_of(const std::string& script, int lanes) {
+  Schedule s = schedule_graph(trace_script(script, "t.tg"));
+  RendererOpts opts = device_renderer("CLANG").opts();
+  opts.vector_lanes = lanes;
+  Kernel k(s.kernels.at(0).ast, opts);
+  k.host_optimizations();
+  return k;
+}
+
+const char* kMatmul = "a = input('a', (64, 32))\nb = input('b', (32, 64))\noutput('c', a @ b)";
+
+} // namespace
+
+TEST(HostOpt, a_matmul_gets_lanes_over_its_columns_and_a_tile_of_rows_by_vectors) {
+  Kernel k = kernel_of(kMatmul, 8);
+  EXPECT_EQ(k.lanes, 8);
+  // lanes over the 64 columns, then 8 rows (b is broadcast along them): 8 accumulators for 16
+  // vector registers
+  EXPECT_EQ(k.applied_opts, (std::vector<Opt>{{OptOps::UPCAST, 1, 8}, {OptOps::UPCAST, 0, 8}}));
+  k = kernel_of(kMatmul, 16);
+  // 32 registers hold 8 rows by 2 vectors
+  EXPECT_EQ(k.lanes, 16);
+  EXPECT_EQ(k.applied_opts,
+            (std::vector<Opt>{{OptOps::UPCAST, 1, 16}, {OptOps::UPCAST, 0, 8}, {OptOps::UPCAST, 1, 2}}));
+  std::string src = lower_kernel(k, device_renderer("CLANG")).src;
+  EXPECT_NE(src.find("floatx16 acc15 = tg_splat_floatx16(0.0f);"), std::string::npos) << src;
+  EXPECT_EQ(src.find("floatx16 acc16"), std::string::npos) << src;
+  // 40 columns: no multiple of 16, so lanes of 8
+  k = kernel_of("a = input('a', (64, 32))\nb = input('b', (32, 40))\noutput('c', a @ b)", 16);
+  EXPECT_EQ(k.lanes, 8);
+  EXPECT_EQ(k.applied_opts, (std::vector<Opt>{{OptOps::UPCAST, 1, 8}, {OptOps::UPCAST, 0, 8}}));
+}
+
+TEST(HostOpt, no_lanes_means_tinygrads_optimizations) {
+  for (const char* script : {kMatmul, "a = input('a', (40, 64))\noutput('r', a.sum(axis=1))",
+                             "a = input('a', (8, 8), dtype=dtypes.int32)\noutput('r', a + 1)"}) {
+    Kernel k = kernel_of(script, 0), strided = kernel_of(script, 16);
+    Schedule s = schedule_graph(trace_script(script, "t.tg"));
+    Kernel want(s.kernels.at(0).ast, device_renderer("CLANG").opts());
+    want.hand_coded_optimizations();
+    EXPECT_EQ(k.applied_opts, want.applied_opts) << script;
+    EXPECT_EQ(k.lanes, 1);
+    if (std::string(script) != kMatmul) { // a strided input, an int kernel: no lanes at any width
+      EXPECT_EQ(strided.applied_opts, want.applied_opts) << script;
+      EXPECT_EQ(strided.lanes, 1);
+    }
+  }
+}
+
+TEST(HostOpt, vector_uops_print_their_lanes_and_padded_loads_gather) {
+  // a padded input is masked along the lane axis: its lanes are loaded one by one
+  Kernel k = kernel_of("x = input('x', (4, 16))\noutput('y', x.pad(((0, 0), (1, 15))) * 2)", 8);
+  ASSERT_EQ(k.lanes, 8);
+  LoweredKernel lk = lower_kernel(k, device_renderer("CLANG"));
+  EXPECT_NE(lk.uops.find("float32.vec(8)"), std::string::npos) << lk.uops;
+  EXPECT_NE(lk.src.find("(floatx8){"), std::string::npos) << lk.src;
+  EXPECT_NE(lk.src.find("tg_vstore_floatx8(data0+"), std::string::npos) << lk.src;
+}
