@@ -138,7 +138,8 @@ PY
 @test "TG_CHECK_BOUNDS=1 reports a kernel that reads past its buffer, on CLANG and LLVM" {
   printf 'x = input("x", (4,))\noutput("y", x * 2)\n' >e.tg
   "$PYTHON" -c 'import numpy as np; np.save("x.npy", np.ones(4, np.float32))'
-  tg-trace e.tg | tg-schedule | tg-codegen --json >clang.json
+  # (tinygrad's scalar kernel: its source has the index to edit)
+  tg-trace e.tg | tg-schedule | tg-codegen --opt tinygrad --json >clang.json
   jq '.kernels[0].src |= sub("data1\\[3\\]"; "data1[4]")' clang.json >read_past.json
   run_split env TG_CHECK_BOUNDS=1 "$TG_BIN/tg-run" read_past.json --in x=x.npy
   [ "$status" -eq 1 ]
@@ -154,7 +155,7 @@ PY
 @test "TG_CHECK_BOUNDS=1 reports a kernel that writes below its buffer" {
   printf 'x = input("x", (4,))\noutput("y", x * 2)\n' >e.tg
   "$PYTHON" -c 'import numpy as np; np.save("x.npy", np.ones(4, np.float32))'
-  tg-trace e.tg | tg-schedule | tg-codegen --json | jq '.kernels[0].src |= sub("data0\\[0\\] ="; "data0[-1] =")' >below.json
+  tg-trace e.tg | tg-schedule | tg-codegen --opt tinygrad --json | jq '.kernels[0].src |= sub("data0\\[0\\] ="; "data0[-1] =")' >below.json
   run_split env TG_CHECK_BOUNDS=1 "$TG_BIN/tg-run" below.json --in x=x.npy
   [ "$status" -eq 1 ]
   expect_eq "$err" "tg-run: kernel 'E_4' wrote byte -4 of a 16-byte buffer (TG_CHECK_BOUNDS)"

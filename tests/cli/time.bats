@@ -32,7 +32,7 @@ for si in Tensor.schedule(*outs):
     print(to_function_name(p.name), p.op_estimate, p.mem_estimate)
 PY
   "$PYTHON" est.py | sort >want
-  tg-trace est.tg | tg-schedule | tg-codegen --json >est.json
+  tg-trace est.tg | tg-schedule | tg-codegen --opt tinygrad --json >est.json # tinygrad's kernels and names
   jq -r '.kernels[] | "\(.name) \(.op_estimate) \(.mem_estimate)"' est.json | sort >got
   [ "$(wc -l <want)" -ge 6 ]
   grep -q '^r_64_64_64_4_4_4 33554432 524288$' got
@@ -41,7 +41,7 @@ PY
 
 @test "tg-run --time prints per-kernel time, GFLOP/s and GB/s, and the totals" {
   printf 'a = Tensor.ones(256, 256).contiguous()\noutput("m", a @ a)\n' >mm.tg
-  tg-trace mm.tg | tg-schedule | tg-codegen -o mm.prog
+  tg-trace mm.tg | tg-schedule | tg-codegen --opt tinygrad -o mm.prog
   run_split tg-run mm.prog --time --repeat 2
   [ "$status" -eq 0 ]
   num='[0-9]+\.[0-9]+'

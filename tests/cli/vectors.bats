@@ -81,3 +81,13 @@ for o in ["mm", "conv", "e", "s", "m"]: np.testing.assert_allclose(np.load(f"out
   [ "$status" -eq 2 ]
   expect_contains "$err" "--opt"
 }
+
+@test "a vector kernel's op_estimate and mem_estimate count every lane: the scalar kernel's figures" {
+  for opt in tg tinygrad; do
+    TG_VECTOR_LANES=16 tg-codegen --opt $opt --json "$BATS_FILE_TMPDIR/s.bin" -o $opt.json
+    jq -c '[.kernels[] | [.op_estimate, .mem_estimate]]' $opt.json >$opt.est
+  done
+  expect_eq "$(cat tg.est)" "$(cat tinygrad.est)"
+  # the matmul: 2 * 40 * 48 * 64 flops, +bias and relu per output
+  jq -e '.kernels[0].op_estimate == 2 * 40 * 48 * 64 + 2 * 40 * 48' tg.json >/dev/null
+}

@@ -38,9 +38,10 @@ public:
     return pun(x, render_dtype(from), render_dtype(to));
   }
   std::string render_prefix(const std::vector<const UOp*>& uops) const override {
-    if (!uses_dtype(uops, DType::BFloat16)) return "";
-    return bf16_helpers({"static inline ", "unsigned short", "unsigned int",
-                         pun("%s", "unsigned int", "float"), pun("%s", "float", "unsigned int")});
+    std::string out = vector_prefix(uops);
+    if (!uses_dtype(uops, DType::BFloat16)) return out;
+    return out + bf16_helpers({"static inline ", "unsigned short", "unsigned int",
+                               pun("%s", "unsigned int", "float"), pun("%s", "float", "unsigned int")});
   }
 
 private:

@@ -51,15 +51,19 @@ namespace {
 std::string vector_helpers(const std::string& elem, const std::string& vec, const std::string& mask,
                            int lanes) {
   const std::string n = std::to_string(lanes), bytes = "sizeof(" + vec + ")";
-  return "#ifndef TG_VECTOR_" + vec + "\n#define TG_VECTOR_" + vec + "\ntypedef " + elem + " " + vec +
-         " __attribute__((vector_size(" + n + " * sizeof(" + elem + "))));\n" + "typedef int " + mask +
-         " __attribute__((vector_size(" + n + " * sizeof(int))));\n" + "static inline " + vec + " tg_vload_" +
-         vec + "(const " + elem + "* p) { " + vec + " v; __builtin_memcpy(&v, p, " + bytes +
-         "); return v; }\n" + "static inline void tg_vstore_" + vec + "(" + elem + "* p, " + vec +
-         " v) { __builtin_memcpy(p, &v, " + bytes + "); }\n" + "static inline " + vec + " tg_splat_" + vec +
-         "(" + elem + " x) { " + vec + " v; for (int i = 0; i < " + n + "; i++) v[i] = x; return v; }\n" +
-         "static inline " + vec + " tg_vmax_" + vec + "(" + vec + " a, " + vec + " b) { " + mask +
-         " m = a > b; return (" + vec + ")(((" + mask + ")a & m) | ((" + mask + ")b & ~m)); }\n#endif\n";
+  // (gcc warns that passing a wide vector by value depends on -mavx512f: not for static inlines)
+  return "#ifndef TG_VECTOR_" + vec + "\n#define TG_VECTOR_" + vec +
+         "\n#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC diagnostic ignored "
+         "\"-Wpsabi\"\n#endif\ntypedef " +
+         elem + " " + vec + " __attribute__((vector_size(" + n + " * sizeof(" + elem + "))));\n" +
+         "typedef int " + mask + " __attribute__((vector_size(" + n + " * sizeof(int))));\n" +
+         "static inline " + vec + " tg_vload_" + vec + "(const " + elem + "* p) { " + vec +
+         " v; __builtin_memcpy(&v, p, " + bytes + "); return v; }\n" + "static inline void tg_vstore_" + vec +
+         "(" + elem + "* p, " + vec + " v) { __builtin_memcpy(p, &v, " + bytes + "); }\n" + "static inline " +
+         vec + " tg_splat_" + vec + "(" + elem + " x) { " + vec + " v; for (int i = 0; i < " + n +
+         "; i++) v[i] = x; return v; }\n" + "static inline " + vec + " tg_vmax_" + vec + "(" + vec + " a, " +
+         vec + " b) { " + mask + " m = a > b; return (" + vec + ")(((" + mask + ")a & m) | ((" + mask +
+         ")b & ~m)); }\n#endif\n";
 }
 
 } // namespace
@@ -90,14 +94,19 @@ std::string ClangRenderer::code_for_vector_op(Op op, const std::vector<std::stri
   return CStyleRenderer::code_for_op(op, a, dtype);
 }
 
-std::string ClangRenderer::render_prefix(const std::vector<const UOp*>& uops) const {
-  std::string out = "#include <tgmath.h>\n";
+std::string ClangRenderer::vector_prefix(const std::vector<const UOp*>& uops) const {
   std::set<std::pair<DType, int>> vectors;
   for (const UOp* u : uops)
     if (u->vcount > 1 && u->dtype) vectors.insert({*u->dtype, u->vcount});
+  std::string out;
   for (auto [dt, lanes] : vectors)
     out += vector_helpers(render_dtype(dt), render_vector_dtype(dt, lanes), "intx" + std::to_string(lanes),
                           lanes);
+  return out;
+}
+
+std::string ClangRenderer::render_prefix(const std::vector<const UOp*>& uops) const {
+  std::string out = "#include <tgmath.h>\n" + vector_prefix(uops);
   if (uses_dtype(uops, DType::BFloat16))
     return out + bf16_helpers({"static inline ", "unsigned short", "unsigned int",
                                "__builtin_bit_cast(float, %s)", "__builtin_bit_cast(unsigned int, %s)"});

@@ -22,6 +22,10 @@ public:
   std::string render_splat(DType dtype, int lanes, const std::string& scalar) const override;
   std::string code_for_vector_op(Op op, const std::vector<std::string>& a, DType dtype,
                                  int lanes) const override;
+
+protected:
+  // The typedefs and helpers of the vector types these UOps use (guarded: sources concatenate).
+  std::string vector_prefix(const std::vector<const UOp*>& uops) const;
 };
 
 } // namespace tg

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""ResNet-50 forward (batch 8, eval, float32): tg against ONNX Runtime, in one run.
+
+    .venv/bin/python scripts/bench_resnet.py [--bin build/bin] [--batch 8] [--repeat 3]
+
+Both run one network: ResNet-50 v1.5 built as an ONNX graph with the onnx package's helper API
+and random weights (Conv, BatchNormalization, Relu, MaxPool, Add, GlobalAveragePool, Gemm). tg
+imports it (tg-trace model.onnx | tg-schedule | tg-codegen | tg-run); ONNX Runtime runs it with
+two intra-op threads (this machine's cores). Prints the forward time of each (best of
+--repeat; tg's is the sum of its kernels' times from tg-run --time), their ratio, tg's
+trace + schedule + codegen time and its cold compile time, and checks the outputs agree.
+Called by scripts/bench.py (make bench); timing lives here, never in pass/fail tests.
+"""
+import argparse, os, re, subprocess, sys, tempfile, time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def resnet50(batch: int):
+  import onnx
+  from onnx import TensorProto as T, helper, numpy_helper
+  rng = np.random.default_rng(0)
+  nodes, inits, counter = [], [], [0]
+
+  def name(p):
+    counter[0] += 1
+    return f"{p}{counter[0]}"
+
+  def init(arr):
+    n = name("w")
+    inits.append(numpy_helper.from_array(np.ascontiguousarray(arr), n))
+    return n
+
+  def op(kind, ins, **attrs):
+    out = name(kind.lower())
+    nodes.append(helper.make_node(kind, ins, [out], **attrs))
+    return out
+
+  def conv_bn(x, cin, cout, k, stride, relu=True):
+    w = rng.standard_normal((cout, cin, k, k), dtype=np.float32) * np.float32(np.sqrt(2 / (cin * k * k)))
+    y = op("Conv", [x, init(w)], pads=[k // 2] * 4, strides=[stride, stride], kernel_shape=[k, k])
+    bn = [rng.uniform(0.5, 1.5, cout), rng.standard_normal(cout) * 0.1, rng.standard_normal(cout) * 0.1,
+          rng.uniform(0.5, 1.5, cout)]
+    y = op("BatchNormalization", [y] + [init(a.astype(np.float32)) for a in bn], epsilon=1e-5)
+    return op("Relu", [y]) if relu else y
+
+  def bottleneck(x, cin, planes, stride):
+    y = conv_bn(x, cin, planes, 1, 1)
+    y = conv_bn(y, planes, planes, 3, stride)  # v1.5: the stride is in the 3x3
+    y = conv_bn(y, planes, planes * 4, 1, 1, relu=False)
+    short = conv_bn(x, cin, planes * 4, 1, stride, relu=False) if stride != 1 or cin != planes * 4 else x
+    return op("Relu", [op("Add", [y, short])])
+
+  y = conv_bn("x", 3, 64, 7, 2)
+  y = op("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+  cin = 64
+  for planes, blocks, stride in ((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)):
+    for i in range(blocks):
+      y = bottleneck(y, cin, planes, stride if i == 0 else 1)
+      cin = planes * 4
+  y = op("Flatten", [op("GlobalAveragePool", [y])], axis=1)
+  fc = rng.standard_normal((1000, 2048), dtype=np.float32) * np.float32(1 / np.sqrt(2048))
+  y = op("Gemm", [y, init(fc), init(np.zeros(1000, np.float32))], transB=1)
+  graph = helper.make_graph(nodes, "resnet50", [helper.make_tensor_value_info("x", T.FLOAT, [batch, 3, 224, 224])],
+                            [helper.make_tensor_value_info(y, T.FLOAT, [batch, 1000])], inits)
+  return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), y
+
+
+def run_tg(bindir: Path, work: Path, model: Path, x: Path, repeat: int):
+  env = dict(os.environ, TG_CACHE_DIR=str(work / "cache"))
+  prog = work / "resnet.prog"
+  t0 = time.perf_counter()
+  subprocess.run(f"{bindir}/tg-trace {model} | {bindir}/tg-schedule | {bindir}/tg-codegen -o {prog}", shell=True,
+                 check=True, env=env)
+  t_front = time.perf_counter() - t0
+  run = [f"{bindir}/tg-run", str(prog), "--in", f"x={x}", "--out-dir", str(work / "out")]
+  t0 = time.perf_counter()
+  subprocess.run(run + ["--compile-only"], check=True, env=env, capture_output=True)
+  t_cold = time.perf_counter() - t0
+  t0 = time.perf_counter()
+  subprocess.run(run + ["--compile-only"], check=True, env=env, capture_output=True)
+  t_warm = time.perf_counter() - t0
+  err = subprocess.run(run + ["--time", "--repeat", str(repeat)], check=True, env=env, capture_output=True,
+                       text=True).stderr
+  total = re.search(r"^tg-run: total +(\d+) kernels +([0-9.]+) ms", err, re.M)
+  out = next((work / "out").glob("*.npy"))
+  return float(total.group(2)) / 1e3, int(total.group(1)), t_front, t_cold - t_warm, np.load(out)
+
+
+def run_ort(model: Path, x: np.ndarray, repeat: int):
+  import onnxruntime as ort
+  opts = ort.SessionOptions()
+  opts.intra_op_num_threads, opts.inter_op_num_threads = 2, 1
+  sess = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+  out = sess.run(None, {"x": x})[0]
+  best = float("inf")
+  for _ in range(repeat):
+    t0 = time.perf_counter()
+    sess.run(None, {"x": x})
+    best = min(best, time.perf_counter() - t0)
+  return best, out
+
+
+def main():
+  ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+  ap.add_argument("--bin", type=Path, default=ROOT / "build" / "bin")
+  ap.add_argument("--batch", type=int, default=8)
+  ap.add_argument("--repeat", type=int, default=3)
+  args = ap.parse_args()
+  import onnx
+  with tempfile.TemporaryDirectory() as d:
+    work = Path(d)
+    model, _ = resnet50(args.batch)
+    onnx.save(model, work / "resnet50.onnx")
+    x = np.random.default_rng(1).standard_normal((args.batch, 3, 224, 224), dtype=np.float32)
+    np.save(work / "x.npy", x)
+    tg_s, kernels, front, compile_s, tg_out = run_tg(args.bin, work, work / "resnet50.onnx", work / "x.npy", args.repeat)
+    ort_s, ort_out = run_ort(work / "resnet50.onnx", x, args.repeat)
+  err = float(np.abs(tg_out - ort_out).max())
+  print(f"ResNet-50 forward, batch {args.batch}, float32 (best of {args.repeat}; max |tg - ORT| {err:.2e})")
+  print(f"  tg           {tg_s * 1e3:9.1f} ms  ({kernels} kernels)")
+  print(f"  ONNX Runtime {ort_s * 1e3:9.1f} ms  (2 threads)")
+  print(f"  tg / ONNX Runtime speed: {ort_s / tg_s:.3f}x")
+  print(f"  tg trace + schedule + codegen {front * 1e3:.0f} ms; cold compile {compile_s * 1e3:.0f} ms")
+  if not np.allclose(tg_out, ort_out, rtol=1e-3, atol=1e-3):
+    print("  tg and ONNX Runtime disagree past rtol 1e-3", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+  sys.exit(main())
