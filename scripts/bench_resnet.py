@@ -76,13 +76,14 @@ def run_tg(bindir: Path, work: Path, model: Path, x: Path, repeat: int):
   subprocess.run(f"{bindir}/tg-trace {model} | {bindir}/tg-schedule | {bindir}/tg-codegen -o {prog}", shell=True,
                  check=True, env=env)
   t_front = time.perf_counter() - t0
-  run = [f"{bindir}/tg-run", str(prog), "--in", f"x={x}", "--out-dir", str(work / "out")]
+  compile_only = [f"{bindir}/tg-run", str(prog), "--compile-only"]
   t0 = time.perf_counter()
-  subprocess.run(run + ["--compile-only"], check=True, env=env, capture_output=True)
+  subprocess.run(compile_only, check=True, env=env, capture_output=True)
   t_cold = time.perf_counter() - t0
   t0 = time.perf_counter()
-  subprocess.run(run + ["--compile-only"], check=True, env=env, capture_output=True)
+  subprocess.run(compile_only, check=True, env=env, capture_output=True)
   t_warm = time.perf_counter() - t0
+  run = [f"{bindir}/tg-run", str(prog), "--in", f"x={x}", "--out-dir", str(work / "out")]
   err = subprocess.run(run + ["--time", "--repeat", str(repeat)], check=True, env=env, capture_output=True,
                        text=True).stderr
   total = re.search(r"^tg-run: total +(\d+) kernels +([0-9.]+) ms", err, re.M)
@@ -119,14 +120,15 @@ def main():
     np.save(work / "x.npy", x)
     tg_s, kernels, front, compile_s, tg_out = run_tg(args.bin, work, work / "resnet50.onnx", work / "x.npy", args.repeat)
     ort_s, ort_out = run_ort(work / "resnet50.onnx", x, args.repeat)
-  err = float(np.abs(tg_out - ort_out).max())
-  print(f"ResNet-50 forward, batch {args.batch}, float32 (best of {args.repeat}; max |tg - ORT| {err:.2e})")
+  # random weights make logits of 1e4..1e5: the error that counts is relative to them
+  err = float(np.abs(tg_out - ort_out).max() / np.abs(ort_out).max())
+  print(f"ResNet-50 forward, batch {args.batch}, float32 (best of {args.repeat}; max |tg - ORT| / max |ORT| {err:.1e})")
   print(f"  tg           {tg_s * 1e3:9.1f} ms  ({kernels} kernels)")
   print(f"  ONNX Runtime {ort_s * 1e3:9.1f} ms  (2 threads)")
   print(f"  tg / ONNX Runtime speed: {ort_s / tg_s:.3f}x")
   print(f"  tg trace + schedule + codegen {front * 1e3:.0f} ms; cold compile {compile_s * 1e3:.0f} ms")
-  if not np.allclose(tg_out, ort_out, rtol=1e-3, atol=1e-3):
-    print("  tg and ONNX Runtime disagree past rtol 1e-3", file=sys.stderr)
+  if err > 1e-4:
+    print("  tg and ONNX Runtime disagree past 1e-4 of the largest logit", file=sys.stderr)
     return 1
 
 

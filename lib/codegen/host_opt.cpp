@@ -27,24 +27,40 @@ void Kernel::host_optimizations() {
   if (widest <= 1 || opts.has_local || reduceops.size() > 1 || upcasted || !all_float32(lazyops))
     return hand_coded_optimizations();
   const int fr = first_reduce();
-  // the lane axis: the innermost output axis the (first) output is contiguous along, and every
-  // input either contiguous or broadcast along (a strided input would need a gather per lane);
-  // narrower vectors where the widest do not divide it (ResNet's 56 and 28 wide images)
+  // the lane axis: the innermost output axis the (first) output is contiguous along.
+  // Vectors as wide as the registers, or narrower (down to 4), that divide the axis; else at
+  // least 8 that pad it with at most 1/7 more lanes (ResNet's 14 and 7 wide images: 16 and 8).
   auto out_strides = sts[0].real_strides();
-  int lane_axis = -1, width = 0;
-  for (int w = widest; w >= 4 && lane_axis < 0; w /= 2)
-    for (int a = fr - 1; a >= 0 && lane_axis < 0; --a) {
-      if (full_shape()[size_t(a)] % w != 0 || !stride_is(out_strides[size_t(a)], 1)) continue;
-      bool ok = true;
-      for (size_t b = n_outputs(); b < bufs.size() && ok; ++b) {
-        if (std::holds_alternative<ConstBuffer>(bufs[b])) continue;
-        auto s = sts[b].real_strides()[size_t(a)];
-        ok = !s || *s == 0 || *s == 1; // (a masked view has no simple stride: lanes gather at its edges)
-      }
-      if (ok) lane_axis = a, width = w;
+  // Inputs strided along it, or masked, are gathered lane by lane: that pays only when a register
+  // tile reuses each gathered vector, so such an input must be broadcast along another output
+  // axis of a reduce kernel (a conv's image along its output channels).
+  auto lane_ok = [&](int a) {
+    if (!stride_is(out_strides[size_t(a)], 1)) return false;
+    for (size_t b = n_outputs(); b < bufs.size(); ++b) {
+      if (std::holds_alternative<ConstBuffer>(bufs[b])) continue;
+      auto strides = sts[b].real_strides();
+      if (stride_is(strides[size_t(a)], 0) || stride_is(strides[size_t(a)], 1)) continue;
+      bool reused = false;
+      for (int o = 0; o < fr && reduceop(); ++o)
+        reused |= o != a && full_shape()[size_t(o)] > 1 && stride_is(strides[size_t(o)], 0);
+      if (!reused) return false;
     }
+    return true;
+  };
+  int lane_axis = -1, width = 0;
+  bool pad = false;
+  auto pick = [&](int w, bool padded) {
+    for (int a = fr - 1; a >= 0 && lane_axis < 0; --a) {
+      const int64_t size = full_shape()[size_t(a)], lanes_used = (size + w - 1) / w * w;
+      bool fits = padded ? size % w != 0 && size * 2 > w && lanes_used * 7 <= size * 8 : size % w == 0;
+      if (fits && lane_ok(a)) lane_axis = a, width = w, pad = padded;
+    }
+  };
+  for (int w = widest; w >= 4 && lane_axis < 0; w /= 2) pick(w, false);
+  for (int w = widest; w >= 8 && lane_axis < 0; w /= 2) pick(w, true);
   if (lane_axis < 0) return hand_coded_optimizations();
 
+  if (pad) apply_opt({OptOps::PADTO, lane_axis, width}); // the lanes past the end are masked off
   shift_to(lane_axis, width);
   upcast();
   applied_opts.push_back({OptOps::UPCAST, lane_axis, width});
@@ -52,33 +68,61 @@ void Kernel::host_optimizations() {
   simplify_ones();
   if (!reduceop()) return;
 
-  // The register tile: vector accumulators for upcast output axes an input is broadcast along.
+  // The register tile: vector accumulators for upcast output axes some input is broadcast along,
+  // so that one load of it feeds several FMAs. What a load costs decides which axes come first:
+  // an input gathered lane by lane costs `lanes` loads, a vector load 2, a scalar broadcast 1.
   // AVX-512 has 32 vector registers, AVX and SSE 16; half of them hold accumulators.
+  const int lane_pos = shape_len() - upcasted;
+  std::vector<int64_t> load_cost(bufs.size(), 0);
+  for (size_t b = n_outputs(); b < bufs.size(); ++b) {
+    if (std::holds_alternative<ConstBuffer>(bufs[b])) continue;
+    auto s = sts[b].real_strides()[size_t(lane_pos)];
+    load_cost[b] = !s || (*s != 0 && *s != 1) ? width : *s == 1 ? 2 : 1;
+  }
+  auto reuse = [&](int a) { // the cost of the dearest input broadcast along axis a
+    int64_t best = 0;
+    for (size_t b = n_outputs(); b < bufs.size(); ++b)
+      if (load_cost[b] && stride_is(sts[b].real_strides()[size_t(a)], 0)) best = std::max(best, load_cost[b]);
+    return best;
+  };
   const int64_t budget = widest >= 16 ? 16 : 8;
   int64_t tile = 1;
-  for (int pass = 0; pass < 2; ++pass) {
-    // axes other than the lane axis's remainder first: their broadcast values are scalars
-    for (int a = 0; a < first_reduce(); ++a) {
-      const bool lane_rest = stride_is(sts[0].real_strides()[size_t(a)], width);
-      if ((pass == 0) == lane_rest || full_shape()[size_t(a)] <= 1) continue;
-      bool reused = false;
-      for (size_t b = n_outputs(); b < bufs.size() && !reused; ++b)
-        if (!std::holds_alternative<ConstBuffer>(bufs[b]))
-          reused = stride_is(sts[b].real_strides()[size_t(a)], 0);
-      if (!reused) continue;
+  std::vector<int64_t> priorities;
+  for (int a = 0; a < first_reduce(); ++a)
+    if (full_shape()[size_t(a)] > 1 && reuse(a)) priorities.push_back(reuse(a));
+  std::sort(priorities.rbegin(), priorities.rend());
+  priorities.erase(std::unique(priorities.begin(), priorities.end()), priorities.end());
+  int innermost = -1; // the axis the dearest input is broadcast along
+  for (int64_t priority : priorities) {
+    // inner axes first among equals: their neighbours share cache lines
+    for (int a = first_reduce() - 1; a >= 0 && tile < budget; --a) {
+      if (full_shape()[size_t(a)] <= 1 || reuse(a) != priority) continue;
       for (int64_t amt : {8, 4, 2}) {
         if (tile * amt > budget || full_shape()[size_t(a)] % amt != 0) continue;
         try {
           const int dims = shape_len();
           apply_opt({OptOps::UPCAST, a, amt});
           tile *= amt;
-          if (shape_len() < dims) --a; // the axis is gone (it was all upcast): the next one moved here
+          // (the split adds an axis; when none is left over, the axis is gone and those after
+          // it move down one)
+          const bool gone = shape_len() == dims;
+          if (gone && innermost > a) --innermost;
+          if (innermost < 0 && !gone) innermost = a;
           break;
         } catch (const KernelOptError&) {
         }
       }
-      if (tile >= budget) return;
     }
+  }
+  // Loop order: that axis innermost among the output loops, so the tile of the dear input stays
+  // in cache while the loop walks the cheap one (a matmul: columns of b outside, rows of a inside).
+  const int globals = first_reduce();
+  if (innermost >= 0 && innermost < globals - 1) {
+    std::vector<int> perm;
+    for (int a = 0; a < shape_len(); ++a)
+      if (a != innermost) perm.push_back(a);
+    perm.insert(perm.begin() + (globals - 1), innermost);
+    reshape_and_permute(nullptr, &perm);
   }
 }
 
