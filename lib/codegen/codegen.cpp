@@ -98,7 +98,8 @@ void optimize_kernel(Kernel& k, Optimizer optimizer) {
   if (optimizer == Optimizer::Tg) k.host_optimizations();
 }
 
-LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std::string& function_name) {
+LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std::string& function_name,
+                           bool keep_stages) {
   LoweredKernel out;
   out.name = k.name();
   out.applied_opts = k.applied_opts;
@@ -107,7 +108,7 @@ LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std:
 
   UOpGraph graph;
   LinearizedKernel lin = linearize_kernel(k, graph);
-  out.uops_before_rewrite = uops_to_string(linearize_uops(lin.sink, graph));
+  if (keep_stages) out.uops_before_rewrite = uops_to_string(linearize_uops(lin.sink, graph));
   const UOp* rewritten = graph_rewrite(lin.sink, constant_folder(), graph);
   out.global_size = dims3(lin.global_size);
   out.local_size = dims3(lin.local_size);
@@ -117,7 +118,7 @@ LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std:
     out.global_size = {outer, 1, 1};
   }
   std::vector<const UOp*> uops = linearize_uops(rewritten, graph);
-  out.uops = uops_to_string(uops);
+  if (keep_stages) out.uops = uops_to_string(uops);
   int64_t run_count = 1; // work-items; a host kernel's loops are all in its UOps
   if (renderer.opts().has_local) run_count = prod(out.global_size) * prod(out.local_size);
   out.estimate = kernel_estimate(*k.ast.at(0), uops, run_count);
@@ -151,7 +152,8 @@ Program codegen_schedule(const Schedule& s, const Renderer& renderer, const Code
     optimize_kernel(k, options.optimizer);
     std::string name = k.name();
     int n = seen[name]++;
-    LoweredKernel lk = lower_kernel(k, renderer, n == 0 ? name : name + "n" + std::to_string(n));
+    LoweredKernel lk =
+        lower_kernel(k, renderer, n == 0 ? name : name + "n" + std::to_string(n), bool(options.observe));
     if (options.observe) options.observe(size_t(&sk - s.kernels.data()), sk, lk);
     ProgramKernel pk;
     pk.name = n == 0 ? lk.name : lk.name + "n" + std::to_string(n);

@@ -37,8 +37,8 @@ struct LoweredKernel {
   std::string name; // function name, before any per-program uniquifying suffix
   std::vector<Opt> applied_opts;
   Shape full_shape;                // after opts
-  std::string uops_before_rewrite; // linearizer output, toposorted
-  std::string uops;                // after the rewrite rules, toposorted: what the renderer saw
+  std::string uops_before_rewrite; // linearizer output, toposorted (when stages are kept)
+  std::string uops;                // after the rewrite rules, toposorted: what the renderer saw (ditto)
   std::string src;                 // rendered source
   std::vector<std::string> vars;   // int parameters after the buffers (ProgramKernel::vars)
   std::vector<int64_t> global_size{1, 1, 1}, local_size{1, 1, 1};
@@ -49,8 +49,11 @@ struct LoweredKernel {
 // Applies the chosen optimizer to a fresh Kernel.
 void optimize_kernel(Kernel& k, Optimizer optimizer);
 
-// Lowers an already built (and possibly hand-optimized) Kernel.
-LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std::string& function_name = "");
+// Lowers an already built (and possibly hand-optimized) Kernel. keep_stages: also print the UOps
+// before and after the rewrite (a tenth of codegen's time; codegen_schedule keeps them for
+// CodegenOptions::observe only).
+LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std::string& function_name = "",
+                           bool keep_stages = true);
 
 // Lowers one kernel AST. `function_name` overrides the kernel's own name in the source.
 LoweredKernel lower_kernel(const std::vector<LazyOpPtr>& ast, const Renderer& renderer,
