@@ -37,7 +37,7 @@ complete_words() {
   for t in "${TOOLS[@]}"; do
     expected+="bin/$t"$'\n'"share/bash-completion/completions/$t"$'\n'"share/man/man1/$t.1"$'\n'
   done
-  expected+="$LIBDIR/tg/libtg-llvm.so"$'\n'"$LIBDIR/tg/libtgcore.so"$'\n'
+  expected+="$LIBDIR/tg/libtg-llvm.so"$'\n'"$LIBDIR/tg/libtg-onnx.so"$'\n'"$LIBDIR/tg/libtgcore.so"$'\n'
   expect_eq "$(cd "$P" && find . -type f | sed 's|^\./||' | sort)" "$(sort <<<"${expected%$'\n'}")"
   for t in "${TOOLS[@]}"; do [ -x "$P/bin/$t" ]; done
   cmp "$P/share/man/man1/tg-run.1" "$ROOT/man/tg-run.1"
@@ -47,6 +47,10 @@ complete_words() {
   expect_eq "$(readelf -d "$P/bin/tg-run" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')" "\$ORIGIN/../$LIBDIR/tg"
   run_split ldd "$P/bin/tg-run"
   expect_contains "$out" "libtgcore.so => $P/bin/../$LIBDIR/tg/libtgcore.so"
+  # (protobuf, for the ONNX importer, is tg-trace's alone: it costs every process start ~2 ms)
+  [[ "$out" != *libprotobuf* ]]
+  run_split ldd "$P/bin/tg-trace"
+  expect_contains "$out" "libtg-onnx.so => $P/bin/../$LIBDIR/tg/libtg-onnx.so"
   run_split "$P/bin/tg-run" --version
   [ "$status" -eq 0 ]
   expect_eq "$out" "tg-run $(sed -n 's/^project(tg VERSION \([0-9.]*\).*/\1/p' "$ROOT/CMakeLists.txt")"
