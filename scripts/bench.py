@@ -8,7 +8,8 @@ kernel's GFLOP/s in tg, tinygrad and numpy (its own process, OpenBLAS left to it
 and the time from script to compiled kernel (cold compile cache) in tg and tinygrad; then, for the
 digits training example (examples/digits/train.tg: a 64-128-10 MLP, full-batch Adam), the
 time per training step in tg (tg-run --steps), tinygrad (TinyJit) and numpy (hand-written
-forward, backward and Adam). Timing lives here, never in pass/fail tests.
+forward, backward and Adam); then ResNet-50 forward against ONNX Runtime (scripts/bench_resnet.py).
+Timing lives here, never in pass/fail tests.
 """
 import argparse, json, os, re, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -205,6 +206,10 @@ def main():
   print(f"  tg / tinygrad speed: {tiny_step / tg_step:.2f}x   tg / numpy speed: {np_step / tg_step:.2f}x")
   print(f"  script to first step done (cold cache): tg {tg_first * 1e3:.0f} ms   tinygrad {tiny_first * 1e3:.0f} ms "
         "(3 steps: JIT capture)")
+
+  # ResNet-50 against ONNX Runtime (its own script, so it can be run alone)
+  sys.stdout.flush()
+  return subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_resnet.py"), "--bin", str(args.bin)]).returncode
 
 
 if __name__ == "__main__":
