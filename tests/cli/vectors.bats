@@ -91,3 +91,17 @@ for o in ["mm", "conv", "e", "s", "m"]: np.testing.assert_allclose(np.load(f"out
   # the matmul: 2 * 40 * 48 * 64 flops, +bias and relu per output
   jq -e '.kernels[0].op_estimate == 2 * 40 * 48 * 64 + 2 * 40 * 48' tg.json >/dev/null
 }
+
+@test "on LLVM the same kernels are <N x float> vectors, equal to the unoptimized kernels' results" {
+  tg-codegen --device LLVM --noopt "$BATS_FILE_TMPDIR/s.bin" -o ref.prog
+  tg-run ref.prog $(inputs) --out-dir ref >/dev/null
+  for lanes in 8 16; do
+    TG_VECTOR_LANES=$lanes tg-codegen --device LLVM --json "$BATS_FILE_TMPDIR/s.bin" -o l$lanes.json
+    expect_eq "$(jq -c --arg t "<$lanes x float>" '[.kernels[] | select(.src | contains($t) | not) | .name]' l$lanes.json)" '[]'
+    tg-run l$lanes.json $(inputs) --out-dir out$lanes >/dev/null
+  done
+  # (LLVM compiles with tinygrad's fast-math flags, which let it reassociate: equal to rounding)
+  "$PYTHON" -c 'import numpy as np
+for lanes in (8, 16):
+  for o in ["mm", "conv", "e", "s", "m"]: np.testing.assert_allclose(np.load(f"out{lanes}/{o}.npy"), np.load(f"ref/{o}.npy"), rtol=1e-5, atol=1e-5)'
+}

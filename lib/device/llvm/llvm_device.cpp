@@ -23,6 +23,7 @@ RendererOpts llvm_opts() {
   RendererOpts o;
   o.device = "LLVM";
   o.splits_outer_loop = true;
+  o.vector_lanes = host_vector_floats(); // <N x float> vectors
   return o;
 }
 

@@ -317,8 +317,11 @@ private:
       v_[u] = constant(u->value(), *u->dtype);
       break;
     case UOps::DEFINE_ACC:
-      v_[u] = constant(u->src[0]->value(), *u->dtype);
+      v_[u] = splat(u, constant(u->src[0]->value(), *u->dtype));
       accs_.push_back(u);
+      break;
+    case UOps::GEP:
+      v_[u] = b_.CreateExtractElement(ref(u->src[0]), uint64_t(std::get<int>(u->arg)));
       break;
     case UOps::PHI:
       emit_phi(u);
@@ -345,7 +348,7 @@ private:
       emit_store(u);
       break;
     case UOps::CAST:
-      v_[u] = convert(ref(u->src[0]), *u->src[0]->dtype, *u->dtype);
+      v_[u] = u->src.size() > 1 ? vectorize(u) : convert(ref(u->src[0]), *u->src[0]->dtype, *u->dtype);
       break;
     case UOps::BITCAST:
       v_[u] = bitcast(ref(u->src[0]), *u->src[0]->dtype, *u->dtype);
@@ -376,7 +379,7 @@ private:
     f.index = b_.CreatePHI(b_.getInt32Ty(), 2, "ridx");
     f.index->addIncoming(ref(u->src[0]), preheader);
     for (const UOp* acc : accs_) {
-      llvm::PHINode* phi = b_.CreatePHI(value_type(ctx_, *acc->dtype), 2, "acc");
+      llvm::PHINode* phi = b_.CreatePHI(ref(acc)->getType(), 2, "acc");
       phi->addIncoming(ref(acc), preheader);
       f.acc_phis.emplace_back(acc, phi);
       v_[acc] = phi;
@@ -435,7 +438,7 @@ private:
     DType dt = *u->dtype;
     DType operand_dt = *u->src[op == Op::WHERE ? 1 : 0]->dtype;
     Args args;
-    for (const UOp* s : u->src) args.push_back(ref(s));
+    for (const UOp* s : u->src) args.push_back(splat(u, ref(s))); // (a scalar beside a vector: every lane)
     Value* r = is_float(operand_dt) ? float_alu(op, args) : int_alu(u, args);
     if (dt == DType::BFloat16 && op != Op::WHERE) r = bf16_round(r); // render_c's tg_bf16_round
     if (dt == DType::Float16 && c_names_result(u)) r = half_round(r);
@@ -477,12 +480,37 @@ private:
     return b_.CreateIntCast(r, value_type(ctx_, dt), signed_arithmetic(operand_dt));
   }
 
+  // ---- vectors (tg's host optimizer): float32 only, as the optimizer gives lanes to float32 kernels
+
+  // x as a value of u's width: a scalar is broadcast to every lane
+  Value* splat(const UOp* u, Value* x) {
+    if (u->vcount == 1 || x->getType()->isVectorTy()) return x;
+    return b_.CreateVectorSplat(unsigned(u->vcount), x);
+  }
+
+  Value* vectorize(const UOp* u) {
+    Value* v =
+        llvm::PoisonValue::get(llvm::FixedVectorType::get(value_type(ctx_, *u->dtype), unsigned(u->vcount)));
+    for (size_t i = 0; i < u->src.size(); i++) v = b_.CreateInsertElement(v, ref(u->src[i]), uint64_t(i));
+    return v;
+  }
+
+  // consecutive elements; buffers are only element-aligned
+  Value* load_vector(const UOp* u) {
+    DType buf_dt = *u->src[0]->dtype;
+    if (buf_dt != DType::Float32 || *u->dtype != DType::Float32)
+      render_error("a vector load of a non-float32 buffer");
+    auto* t = llvm::FixedVectorType::get(b_.getFloatTy(), unsigned(u->vcount));
+    return b_.CreateAlignedLoad(t, element_pointer(u->src[0], u->src[1]), llvm::Align(4));
+  }
+
   Value* element_pointer(const UOp* buf, const UOp* index) {
     return b_.CreateInBoundsGEP(memory_type(ctx_, *buf->dtype), ref(buf), ref(index));
   }
 
   Value* load_element(const UOp* u) {
     DType buf_dt = *u->src[0]->dtype;
+    if (u->vcount > 1) return load_vector(u);
     Value* raw = b_.CreateLoad(memory_type(ctx_, buf_dt), element_pointer(u->src[0], u->src[1]));
     return convert(from_memory(raw, buf_dt), buf_dt, *u->dtype);
   }
@@ -494,7 +522,7 @@ private:
       v_[u] = load_element(u);
       return;
     }
-    Value* alt = ref(u->src[3]);
+    Value* alt = splat(u, ref(u->src[3]));
     if (*u->dtype == DType::Float16) alt = half_round(alt); // `val = gate ? buf[idx] : alt` is an __fp16
     llvm::BasicBlock* origin = b_.GetInsertBlock();
     llvm::BasicBlock* read = new_block("load_gated");
@@ -520,8 +548,13 @@ private:
       b_.CreateCondBr(ref(u->src[3]), write, merge);
       enter(write);
     }
-    Value* v = to_memory(convert(ref(u->src[2]), *u->src[2]->dtype, buf_dt), buf_dt);
-    b_.CreateStore(v, element_pointer(u->src[0], u->src[1]));
+    if (u->src[2]->vcount > 1) {
+      if (buf_dt != DType::Float32) render_error("a vector store to a non-float32 buffer");
+      b_.CreateAlignedStore(ref(u->src[2]), element_pointer(u->src[0], u->src[1]), llvm::Align(4));
+    } else {
+      Value* v = to_memory(convert(ref(u->src[2]), *u->src[2]->dtype, buf_dt), buf_dt);
+      b_.CreateStore(v, element_pointer(u->src[0], u->src[1]));
+    }
     if (merge) {
       b_.CreateBr(merge);
       enter(merge);
