@@ -615,8 +615,62 @@ private:
     for (size_t n = 0; n < offs.size(); n += size_t(lanes_)) out.push_back(offs[n] / lanes_);
     return out;
   }
+  // Lane l's condition `valid` as lo <= l < hi, lo and hi lane-free, when every condition on the
+  // lane is linear in it with coefficient +-1 (a padded image's edges); the lane-free conditions
+  // gate the whole vector. nullptr when valid has another form.
+  struct LaneBounds {
+    const UOp *lo, *hi;
+  };
+  std::optional<LaneBounds> lane_bounds(const Expr& valid) {
+    std::vector<const ExprNode*> conds;
+    if (valid.kind() == ExprKind::And)
+      conds = valid.node()->nodes;
+    else
+      conds.push_back(valid.node());
+    const UOp *lo = g_.cnst_int(0), *hi = g_.cnst_int(lanes_), *gate = nullptr;
+    for (const ExprNode* c : conds) {
+      Expr ce(c);
+      if (!has_lane(ce)) {
+        gate = gate ? g_.alu(Op::MUL, {gate, render(ce)}) : render(ce);
+        continue;
+      }
+      if (c->kind != ExprKind::Lt) return std::nullopt;
+      std::vector<const ExprNode*> terms = c->a->kind == ExprKind::Sum ? c->a->nodes : std::vector{c->a};
+      int coef = 0;
+      Expr rest(int64_t(0));
+      for (const ExprNode* t : terms) {
+        Expr te(t);
+        if (!has_lane(te)) {
+          rest = rest + te;
+        } else if (coef == 0 && t->kind == ExprKind::Var) {
+          coef = 1;
+        } else if (coef == 0 && t->kind == ExprKind::Mul && t->a->kind == ExprKind::Var && t->b == -1) {
+          coef = -1;
+        } else {
+          return std::nullopt;
+        }
+      }
+      if (coef == 1) { // l + rest < b: l < b - rest
+        const UOp* h = render(Expr(c->b) - rest);
+        hi = g_.alu(Op::WHERE, {g_.alu(Op::CMPLT, {h, hi}), h, hi});
+      } else { // -l + rest < b: l >= rest - b + 1
+        const UOp* l = render(rest - Expr(c->b) + Expr(int64_t(1)));
+        lo = g_.alu(Op::MAX, {lo, l});
+      }
+    }
+    if (gate) hi = g_.alu(Op::WHERE, {gate, hi, g_.cnst_int(0)}); // gate false: no lane
+    return LaneBounds{lo, hi};
+  }
+
   const UOp* lane_load(int i, const Expr& idx, const Expr& valid, DType dt, const std::optional<Scalar>& cnst,
                        const UOp* barrier) {
+    // consecutive elements whose lanes are valid in one range: a masked vector load (the padded
+    // image of a conv), which reads only the valid lanes
+    if (!cnst && has_lane(valid) && k_.opts.vector_lane_ranges && !barrier)
+      if (auto base = consecutive_base(idx))
+        if (auto b = lane_bounds(valid))
+          return g_.make(UOps::LOAD, dt, {buf_uops_[size_t(i)], render(*base), b->lo, b->hi},
+                         LaneRange{lanes_});
     if (!cnst && !has_lane(valid))
       if (auto base = consecutive_base(idx)) {
         std::vector<const UOp*> src{buf_uops_[size_t(i)], render(*base)};

@@ -12,11 +12,12 @@
 namespace tg {
 
 struct RendererOpts {
-  std::string device;           // the name it is registered under ("CLANG")
-  bool has_local = false;       // global dims are work-items (SPECIAL), not loops
-  bool has_shared = false;      // local (shared) memory
-  bool supports_float4 = false; // vector loads and stores
-  int vector_lanes = 0;         // >0: renders vectors of this many lanes (host SIMD width in floats)
+  std::string device;              // the name it is registered under ("CLANG")
+  bool has_local = false;          // global dims are work-items (SPECIAL), not loops
+  bool has_shared = false;         // local (shared) memory
+  bool supports_float4 = false;    // vector loads and stores
+  int vector_lanes = 0;            // >0: renders vectors of this many lanes (host SIMD width in floats)
+  bool vector_lane_ranges = false; // renders LOADs of a LaneRange (masked vector loads)
   // Launch limits per dimension, (x, y, z); empty: no limit (loops).
   std::vector<int64_t> global_max, local_max;
   int64_t shared_max = 32768;

@@ -291,14 +291,18 @@ std::vector<RewriteRule> make_constant_folder_rules() {
                  return g.alu(Op::CMPLT, {g.cnst(*v->dtype, Scalar::of_int(-b.at("c")->value().i)), v});
                }});
   // ** gated loads and stores with a constant gate **
+  // (a LOAD with a LaneRange has lane bounds where a gated one has its gate and alternative)
   r.push_back({"load(buf, idx, true, alt) -> load(buf, idx)",
                P::of(UOps::LOAD, {P::any("buf"), P::any("idx"), P::cnst(1), P::cvar("alt")}),
-               [](const Bindings& b, const UOp* root, UOpGraph& g) {
+               [](const Bindings& b, const UOp* root, UOpGraph& g) -> const UOp* {
+                 if (std::holds_alternative<LaneRange>(root->arg)) return nullptr;
                  return g.make(UOps::LOAD, root->dtype, {b.at("buf"), b.at("idx")}, root->arg);
                }});
   r.push_back({"load(buf, idx, false, alt) -> alt",
                P::of(UOps::LOAD, {P::any(), P::any(), P::cnst(0), P::cvar("alt")}),
-               [](const Bindings& b, const UOp*, UOpGraph&) { return b.at("alt"); }});
+               [](const Bindings& b, const UOp* root, UOpGraph&) -> const UOp* {
+                 return std::holds_alternative<LaneRange>(root->arg) ? nullptr : b.at("alt");
+               }});
   r.push_back({"store(buf, idx, v, true) -> store(buf, idx, v)",
                P::of(UOps::STORE, {P::any("buf"), P::any("idx"), P::any("v"), P::cnst(1)}),
                [](const Bindings& b, const UOp*, UOpGraph& g) {

@@ -68,6 +68,8 @@ uint64_t hash_arg(const UOpArg& arg) {
           h = mix(mix(mix(h, std::hash<std::string>{}(a.name)), a.dim), a.size);
         else if constexpr (std::is_same_v<T, LocalArg>)
           h = mix(mix(h, std::hash<std::string>{}(a.name)), a.size);
+        else if constexpr (std::is_same_v<T, LaneRange>)
+          h = mix(h, uint64_t(a.lanes));
       },
       arg);
   return h;
@@ -95,6 +97,7 @@ namespace {
 int derive_vcount(const UOp& u) {
   switch (u.op) {
   case UOps::LOAD:
+    if (auto* r = std::get_if<LaneRange>(&u.arg)) return r->lanes;
     return std::holds_alternative<int>(u.arg) ? std::get<int>(u.arg) : 1;
   case UOps::DEFINE_ACC:
     return std::get<AccArg>(u.arg).lanes;
@@ -258,6 +261,7 @@ int compare_arg(const UOpArg& a, const UOpArg& b) {
     return cmp(std::pair(x->name, x->size), std::pair(y.name, y.size));
   }
   if (auto* x = std::get_if<int>(&a)) return cmp(*x, std::get<int>(b));
+  if (auto* x = std::get_if<LaneRange>(&a)) return cmp(x->lanes, std::get<LaneRange>(b).lanes);
   return 0; // ALU ops compare equal here, as tinygrad's cmp_tuple does
 }
 
@@ -387,6 +391,8 @@ std::string arg_to_string(const UOp* u) {
         else if constexpr (std::is_same_v<T, AccArg>)
           return "(" + std::to_string(a.buf) + ", " + std::to_string(a.count) +
                  (a.lanes > 1 ? ", " + std::to_string(a.lanes) : "") + ")";
+        else if constexpr (std::is_same_v<T, LaneRange>)
+          return "lanes " + std::to_string(a.lanes) + " in [lo, hi)";
         else
           return a.name;
       },

@@ -75,13 +75,17 @@ struct LocalArg { // DEFINE_LOCAL: a local-memory array
   int64_t size;
   bool operator==(const LocalArg&) const = default;
 };
+struct LaneRange { // LOAD(buf, idx, lo, hi): a vector whose lanes lo <= l < hi are buf[idx + l], the rest 0
+  int lanes;
+  bool operator==(const LaneRange&) const = default;
+};
 // ALU: the Op; CONST: the value; GEP: the lane; LOAD: the lanes of a vector load (unset: scalar).
 // Vectors (tg's host optimizer; tinygrad 0.9.1's CLANG has none): a LOAD with lanes, a DEFINE_ACC
 // with lanes and a CAST of several scalars (tinygrad's float4 "vectorize") make vectors; ALU, PHI
 // and one-source CAST are vectors when a source is; GEP takes one lane; a STORE of a vector writes
 // consecutive elements.
-using UOpArg =
-    std::variant<std::monostate, Op, Scalar, int, GlobalArg, LoopArg, AccArg, VarArg, SpecialArg, LocalArg>;
+using UOpArg = std::variant<std::monostate, Op, Scalar, int, GlobalArg, LoopArg, AccArg, VarArg, SpecialArg,
+                            LocalArg, LaneRange>;
 
 struct UOp {
   UOps op;

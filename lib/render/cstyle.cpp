@@ -159,6 +159,14 @@ private:
       emit_alu(u);
       break;
     case UOps::LOAD: {
+      if (std::holds_alternative<LaneRange>(u->arg)) {
+        line(vtype(u) + " " + ssa("val", u) + " = " +
+             r_.render_vector_load_range(ref(u->src[0]), *u->src[0]->dtype, strip_parens(ref(u->src[1])),
+                                         strip_parens(ref(u->src[2])), strip_parens(ref(u->src[3])),
+                                         u->vcount) +
+             ";");
+        break;
+      }
       std::string val = u->vcount > 1
                             ? r_.render_vector_load(ref(u->src[0]), *u->src[0]->dtype,
                                                     strip_parens(ref(u->src[1])), u->vcount)
@@ -427,6 +435,12 @@ std::string CStyleRenderer::render_vector_load(const std::string&, DType dtype, 
 
 std::string CStyleRenderer::render_vector_store(const std::string&, DType dtype, const std::string&,
                                                 const std::string&, int lanes) const {
+  return render_vector_dtype(dtype, lanes);
+}
+
+std::string CStyleRenderer::render_vector_load_range(const std::string&, DType dtype, const std::string&,
+                                                     const std::string&, const std::string&,
+                                                     int lanes) const {
   return render_vector_dtype(dtype, lanes);
 }
 

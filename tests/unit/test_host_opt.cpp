@@ -61,17 +61,25 @@ TEST(HostOpt, no_lanes_means_tinygrads_optimizations) {
   }
 }
 
-TEST(HostOpt, vector_uops_print_their_lanes_and_padded_loads_gather) {
-  // a padded conv's image is masked along the lane axis: its lanes are loaded one by one, and
-  // each gathered vector feeds the tile of output channels
+TEST(HostOpt, a_padded_image_is_a_range_load_and_a_strided_one_a_gather) {
+  // a padded conv's image is masked along the lane axis at its edges: lanes lo..hi-1 load as
+  // one vector; each vector feeds the tile of output channels
   Kernel k = kernel_of("x = input('x', (1, 2, 4, 16))\nw = input('w', (4, 2, 3, 3))\n"
                        "output('y', x.conv2d(w, padding=1))",
                        8);
   ASSERT_EQ(k.lanes, 8);
   LoweredKernel lk = lower_kernel(k, device_renderer("CLANG"));
   EXPECT_NE(lk.uops.find("float32.vec(8)"), std::string::npos) << lk.uops;
-  EXPECT_NE(lk.src.find("(floatx8){"), std::string::npos) << lk.src;
+  EXPECT_NE(lk.uops.find("lanes 8 in [lo, hi)"), std::string::npos) << lk.uops;
+  EXPECT_NE(lk.src.find("= tg_vload_range_floatx8(data1+"), std::string::npos) << lk.src;
   EXPECT_NE(lk.src.find("tg_vstore_floatx8(data0+"), std::string::npos) << lk.src;
+  // stride 2: its lanes are not consecutive, so they are loaded one by one
+  k = kernel_of("x = input('x', (1, 2, 8, 32))\nw = input('w', (4, 2, 3, 3))\n"
+                "output('y', x.conv2d(w, padding=1, stride=2))",
+                8);
+  ASSERT_EQ(k.lanes, 8);
+  lk = lower_kernel(k, device_renderer("CLANG"));
+  EXPECT_NE(lk.src.find("(floatx8){"), std::string::npos) << lk.src;
   // with nothing to reuse a gathered vector (no reduce), a masked input keeps tinygrad's opts
   EXPECT_EQ(kernel_of("x = input('x', (4, 16))\noutput('y', x.pad(((0, 0), (1, 15))) * 2)", 8).lanes, 1);
 }

@@ -14,6 +14,7 @@ RendererOpts clang_opts() {
   o.device = "CLANG";
   o.splits_outer_loop = true;
   o.vector_lanes = host_vector_floats();
+  o.vector_lane_ranges = true;
   return o;
 }
 
@@ -47,7 +48,8 @@ std::string ClangRenderer::render_bitcast(const std::string& x, DType from, DTyp
 namespace {
 
 // The vector typedef and helpers for one element type and width. Loads and stores go through
-// memcpy (buffers are only element-aligned); MAX keeps C's (a>b)?a:b lane by lane, NaNs included.
+// memcpy (buffers are only element-aligned); MAX keeps C's (a>b)?a:b lane by lane, NaNs included;
+// a range load reads only lanes lo..hi-1 (one vector load when that is all of them).
 std::string vector_helpers(const std::string& elem, const std::string& vec, const std::string& mask,
                            int lanes) {
   const std::string n = std::to_string(lanes), bytes = "sizeof(" + vec + ")";
@@ -63,7 +65,10 @@ std::string vector_helpers(const std::string& elem, const std::string& vec, cons
          vec + " tg_splat_" + vec + "(" + elem + " x) { " + vec + " v; for (int i = 0; i < " + n +
          "; i++) v[i] = x; return v; }\n" + "static inline " + vec + " tg_vmax_" + vec + "(" + vec + " a, " +
          vec + " b) { " + mask + " m = a > b; return (" + vec + ")(((" + mask + ")a & m) | ((" + mask +
-         ")b & ~m)); }\n#endif\n";
+         ")b & ~m)); }\n" + "static inline " + vec + " tg_vload_range_" + vec + "(const " + elem +
+         "* p, int lo, int hi) {\n  if (lo <= 0 && hi >= " + n + ") return tg_vload_" + vec + "(p);\n  " +
+         vec + " v = tg_splat_" + vec + "(0);\n  for (int i = lo < 0 ? 0 : lo; i < (hi < " + n +
+         " ? hi : " + n + "); i++) v[i] = p[i];\n  return v;\n}\n#endif\n";
 }
 
 } // namespace
@@ -82,6 +87,13 @@ std::string ClangRenderer::render_vector_store(const std::string& buf, DType buf
                                                const std::string& idx, const std::string& value,
                                                int lanes) const {
   return "tg_vstore_" + render_vector_dtype(buf_dtype, lanes) + "(" + buf + "+" + idx + ", " + value + ");";
+}
+
+std::string ClangRenderer::render_vector_load_range(const std::string& buf, DType buf_dtype,
+                                                    const std::string& idx, const std::string& lo,
+                                                    const std::string& hi, int lanes) const {
+  return "tg_vload_range_" + render_vector_dtype(buf_dtype, lanes) + "(" + buf + "+" + idx + ", " + lo +
+         ", " + hi + ")";
 }
 
 std::string ClangRenderer::render_splat(DType dtype, int lanes, const std::string& scalar) const {

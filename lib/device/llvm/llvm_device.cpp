@@ -24,6 +24,7 @@ RendererOpts llvm_opts() {
   o.device = "LLVM";
   o.splits_outer_loop = true;
   o.vector_lanes = host_vector_floats(); // <N x float> vectors
+  o.vector_lane_ranges = true;           // llvm.masked.load
   return o;
 }
 

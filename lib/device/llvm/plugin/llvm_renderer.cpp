@@ -504,6 +504,20 @@ private:
     return b_.CreateAlignedLoad(t, element_pointer(u->src[0], u->src[1]), llvm::Align(4));
   }
 
+  // lanes lo <= l < hi of buf[idx + l], the others 0: a masked load touches only those lanes
+  Value* load_lane_range(const UOp* u) {
+    if (*u->src[0]->dtype != DType::Float32) render_error("a vector load of a non-float32 buffer");
+    const unsigned n = unsigned(u->vcount);
+    std::vector<llvm::Constant*> ids;
+    for (unsigned i = 0; i < n; i++) ids.push_back(b_.getInt32(i));
+    Value* iota = llvm::ConstantVector::get(ids);
+    Value *lo = b_.CreateVectorSplat(n, ref(u->src[2])), *hi = b_.CreateVectorSplat(n, ref(u->src[3]));
+    Value* mask = b_.CreateAnd(b_.CreateICmpSGE(iota, lo), b_.CreateICmpSLT(iota, hi));
+    auto* t = llvm::FixedVectorType::get(b_.getFloatTy(), n);
+    return b_.CreateMaskedLoad(t, element_pointer(u->src[0], u->src[1]), llvm::Align(4), mask,
+                               llvm::Constant::getNullValue(t));
+  }
+
   Value* element_pointer(const UOp* buf, const UOp* index) {
     return b_.CreateInBoundsGEP(memory_type(ctx_, *buf->dtype), ref(buf), ref(index));
   }
@@ -518,6 +532,10 @@ private:
   // A gated load (buf, idx, gate, alt) branches around the read: with the gate false no
   // memory is touched, as in C's `gate ? buf[idx] : alt`.
   void emit_load(const UOp* u) {
+    if (std::holds_alternative<LaneRange>(u->arg)) {
+      v_[u] = load_lane_range(u);
+      return;
+    }
     if (u->src.size() <= 3) {
       v_[u] = load_element(u);
       return;
