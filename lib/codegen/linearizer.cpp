@@ -668,9 +668,18 @@ private:
     // image of a conv), which reads only the valid lanes
     if (!cnst && has_lane(valid) && k_.opts.vector_lane_ranges && !barrier)
       if (auto base = consecutive_base(idx))
-        if (auto b = lane_bounds(valid))
-          return g_.make(UOps::LOAD, dt, {buf_uops_[size_t(i)], render(*base), b->lo, b->hi},
+        if (auto b = lane_bounds(valid)) {
+          const UOp* start = render(*base);
+          // the buffer holds at least the elements its view reaches (tg-run refuses less)
+          const MemBuffer& mb = std::get<MemBuffer>(k_.bufs[size_t(i)]);
+          auto range = index_range(mb.st.views.front());
+          const UOp* whole = g_.cnst(DType::Bool, Scalar::of_bool(false));
+          if (range && range->first >= 0)
+            whole = g_.alu(Op::MUL, {g_.alu(Op::NEG, {g_.alu(Op::CMPLT, {start, g_.cnst_int(0)})}),
+                                     g_.alu(Op::CMPLT, {start, g_.cnst_int(range->second + 2 - lanes_)})});
+          return g_.make(UOps::LOAD, dt, {buf_uops_[size_t(i)], start, b->lo, b->hi, whole},
                          LaneRange{lanes_});
+        }
     if (!cnst && !has_lane(valid))
       if (auto base = consecutive_base(idx)) {
         std::vector<const UOp*> src{buf_uops_[size_t(i)], render(*base)};

@@ -75,7 +75,9 @@ struct LocalArg { // DEFINE_LOCAL: a local-memory array
   int64_t size;
   bool operator==(const LocalArg&) const = default;
 };
-struct LaneRange { // LOAD(buf, idx, lo, hi): a vector whose lanes lo <= l < hi are buf[idx + l], the rest 0
+// LOAD(buf, idx, lo, hi, whole): a vector whose lanes lo <= l < hi are buf[idx + l], the rest 0;
+// whole: all the lanes' elements lie inside the buffer, so one vector load may read them all
+struct LaneRange {
   int lanes;
   bool operator==(const LaneRange&) const = default;
 };

@@ -49,10 +49,13 @@ namespace {
 
 // The vector typedef and helpers for one element type and width. Loads and stores go through
 // memcpy (buffers are only element-aligned); MAX keeps C's (a>b)?a:b lane by lane, NaNs included;
-// a range load reads only lanes lo..hi-1 (one vector load when that is all of them).
+// a range load reads lanes lo..hi-1: one vector load when that is all of them, or when all of
+// them lie inside the buffer (`whole`) a vector load with the others masked to 0, else lane by lane.
 std::string vector_helpers(const std::string& elem, const std::string& vec, const std::string& mask,
                            int lanes) {
   const std::string n = std::to_string(lanes), bytes = "sizeof(" + vec + ")";
+  std::string iota;
+  for (int i = 0; i < lanes; i++) iota += (i ? "," : "") + std::to_string(i);
   // (gcc warns that passing a wide vector by value depends on -mavx512f: not for static inlines)
   return "#ifndef TG_VECTOR_" + vec + "\n#define TG_VECTOR_" + vec +
          "\n#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC diagnostic ignored "
@@ -66,9 +69,12 @@ std::string vector_helpers(const std::string& elem, const std::string& vec, cons
          "; i++) v[i] = x; return v; }\n" + "static inline " + vec + " tg_vmax_" + vec + "(" + vec + " a, " +
          vec + " b) { " + mask + " m = a > b; return (" + vec + ")(((" + mask + ")a & m) | ((" + mask +
          ")b & ~m)); }\n" + "static inline " + vec + " tg_vload_range_" + vec + "(const " + elem +
-         "* p, int lo, int hi) {\n  if (lo <= 0 && hi >= " + n + ") return tg_vload_" + vec + "(p);\n  " +
-         vec + " v = tg_splat_" + vec + "(0);\n  for (int i = lo < 0 ? 0 : lo; i < (hi < " + n +
-         " ? hi : " + n + "); i++) v[i] = p[i];\n  return v;\n}\n#endif\n";
+         "* p, int lo, int hi, _Bool whole) {\n  if (lo <= 0 && hi >= " + n + ") return tg_vload_" + vec +
+         "(p);\n  if (whole) {\n    " + mask + " l = {" + iota + "}, z = {0};\n    " + mask +
+         " m = (l >= z + lo) & (l < z + hi);\n    return (" + vec + ")((" + mask + ")tg_vload_" + vec +
+         "(p) & m);\n  }\n  " + vec + " v = tg_splat_" + vec +
+         "(0);\n  for (int i = lo < 0 ? 0 : lo; i < (hi < " + n + " ? hi : " + n +
+         "); i++) v[i] = p[i];\n  return v;\n}\n#endif\n";
 }
 
 } // namespace
@@ -91,9 +97,10 @@ std::string ClangRenderer::render_vector_store(const std::string& buf, DType buf
 
 std::string ClangRenderer::render_vector_load_range(const std::string& buf, DType buf_dtype,
                                                     const std::string& idx, const std::string& lo,
-                                                    const std::string& hi, int lanes) const {
+                                                    const std::string& hi, const std::string& whole,
+                                                    int lanes) const {
   return "tg_vload_range_" + render_vector_dtype(buf_dtype, lanes) + "(" + buf + "+" + idx + ", " + lo +
-         ", " + hi + ")";
+         ", " + hi + ", " + whole + ")";
 }
 
 std::string ClangRenderer::render_splat(DType dtype, int lanes, const std::string& scalar) const {
