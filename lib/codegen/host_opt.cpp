@@ -60,7 +60,13 @@ void Kernel::host_optimizations() {
   for (int w = widest; w >= 8 && lane_axis < 0; w /= 2) pick(w, true);
   if (lane_axis < 0) return hand_coded_optimizations();
 
-  if (pad) apply_opt({OptOps::PADTO, lane_axis, width}); // the lanes past the end are masked off
+  if (pad) { // the lanes past the end are masked off
+    try {
+      apply_opt({OptOps::PADTO, lane_axis, width});
+    } catch (const KernelOptError&) {
+      return hand_coded_optimizations();
+    }
+  }
   shift_to(lane_axis, width);
   upcast();
   applied_opts.push_back({OptOps::UPCAST, lane_axis, width});
