@@ -145,7 +145,7 @@ PY
   [ "$status" -eq 1 ]
   expect_eq "$err" "tg-run: kernel 'E_4' accessed byte 16 of a 16-byte buffer (TG_CHECK_BOUNDS)"
   expect_eq "$out" ""
-  tg-trace e.tg | tg-schedule | tg-codegen --device LLVM --json >llvm.json
+  tg-trace e.tg | tg-schedule | tg-codegen --device LLVM --opt tinygrad --json >llvm.json
   jq '.kernels[0].src |= sub("ptr %data1, i32 3"; "ptr %data1, i32 4")' llvm.json >llvm_past.json
   run_split env TG_CHECK_BOUNDS=1 "$TG_BIN/tg-run" llvm_past.json --in x=x.npy
   [ "$status" -eq 1 ]
