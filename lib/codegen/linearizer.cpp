@@ -370,17 +370,9 @@ private:
         } else if (has_lane(valid) || (!this_const && has_lane(idx))) {
           u = lane_load(i, idx, valid, localtype, this_const, barrier);
         } else if (this_const) {
-          u = g_.cnst(localtype, *this_const);
-          if (valid.min() == 0 && valid.max() == 1)
-            u = g_.alu(Op::WHERE, {render(valid), u, g_.cnst(localtype, Scalar::of_int(0))});
+          u = const_value(localtype, *this_const, valid);
         } else {
-          std::vector<const UOp*> src{buf_uops_[size_t(i)], render(idx)};
-          if (valid.min() == 0) {
-            src.push_back(render(valid));
-            src.push_back(g_.cnst(localtype, Scalar::of_int(0)));
-          }
-          if (barrier) src.push_back(barrier);
-          u = g_.make(UOps::LOAD, localtype, src);
+          u = load_uop(i, render(idx), valid, localtype, barrier);
         }
         it = load_cache_.emplace(key, u).first;
       }
@@ -530,7 +522,7 @@ private:
     if (x->op == Op::CAST || x->op == Op::BITCAST) {
       std::vector<const UOp*> out;
       for (const UOp* u : ast_parse(x->src[0].get(), accs, offs, nullptr, cache))
-        out.push_back(per_lane(u->vcount, std::get<DType>(x->arg), [&](int l) {
+        out.push_back(per_lane(u->vcount, [&](int l) {
           return g_.make(x->op == Op::CAST ? UOps::CAST : UOps::BITCAST, std::get<DType>(x->arg),
                          {lane(u, l)});
         }));
@@ -582,11 +574,30 @@ private:
     return g_.make(UOps::CAST, dt, std::move(parts));
   }
   // one scalar UOp per lane, made a vector again (n == 1: just the one)
-  template <class F> const UOp* per_lane(int n, DType dt, F&& f) {
+  template <class F> const UOp* per_lane(int n, F&& f) {
     if (n == 1) return f(0);
     std::vector<const UOp*> parts;
     for (int l = 0; l < n; l++) parts.push_back(f(l));
+    DType dt = *parts[0]->dtype; // (before the move: argument order is unspecified)
     return vectorize(dt, std::move(parts));
+  }
+  // a constant buffer's value where valid, else 0
+  const UOp* const_value(DType dt, const Scalar& v, const Expr& valid) {
+    const UOp* u = g_.cnst(dt, v);
+    if (valid.min() == 0 && valid.max() == 1)
+      u = g_.alu(Op::WHERE, {render(valid), u, g_.cnst(dt, Scalar::of_int(0))});
+    return u;
+  }
+  // buffer i at idx, 0 where valid is false; arg: a vector's lanes (consecutive elements)
+  const UOp* load_uop(int i, const UOp* idx, const Expr& valid, DType dt, const UOp* barrier,
+                      UOpArg arg = {}) {
+    std::vector<const UOp*> src{buf_uops_[size_t(i)], idx};
+    if (valid.min() == 0) {
+      src.push_back(render(valid));
+      src.push_back(g_.cnst(dt, Scalar::of_int(0)));
+    }
+    if (barrier) src.push_back(barrier);
+    return g_.make(UOps::LOAD, dt, src, std::move(arg));
   }
   // Arithmetic C's vector extensions do lane-wise with a scalar broadcast; the rest goes lane
   // by lane (the optimizer gives lanes only to float32 kernels, so results are float vectors).
@@ -601,8 +612,7 @@ private:
           if (s->vcount == 1) s = vectorize(*s->dtype, std::vector<const UOp*>(size_t(n), s));
       return g_.alu(op, std::move(src));
     }
-    DType dt = (op == Op::CMPLT || op == Op::CMPNE) ? DType::Bool : *src.back()->dtype;
-    return per_lane(n, dt, [&](int l) {
+    return per_lane(n, [&](int l) {
       std::vector<const UOp*> s1;
       for (const UOp* s : src) s1.push_back(lane(s, l));
       return g_.alu(op, std::move(s1));
@@ -681,29 +691,11 @@ private:
                          LaneRange{lanes_});
         }
     if (!cnst && !has_lane(valid))
-      if (auto base = consecutive_base(idx)) {
-        std::vector<const UOp*> src{buf_uops_[size_t(i)], render(*base)};
-        if (valid.min() == 0) {
-          src.push_back(render(valid));
-          src.push_back(g_.cnst(dt, Scalar::of_int(0)));
-        }
-        if (barrier) src.push_back(barrier);
-        return g_.make(UOps::LOAD, dt, src, lanes_);
-      }
-    return per_lane(lanes_, dt, [&](int l) {
+      if (auto base = consecutive_base(idx)) return load_uop(i, render(*base), valid, dt, barrier, lanes_);
+    return per_lane(lanes_, [&](int l) {
       Expr li = at_lane(idx, l), lv = at_lane(valid, l);
       if (lv.max() == 0) return g_.cnst(dt, Scalar::of_int(0));
-      if (cnst) {
-        const UOp* u = g_.cnst(dt, *cnst);
-        return lv.min() == 0 ? g_.alu(Op::WHERE, {render(lv), u, g_.cnst(dt, Scalar::of_int(0))}) : u;
-      }
-      std::vector<const UOp*> src{buf_uops_[size_t(i)], render(li)};
-      if (lv.min() == 0) {
-        src.push_back(render(lv));
-        src.push_back(g_.cnst(dt, Scalar::of_int(0)));
-      }
-      if (barrier) src.push_back(barrier);
-      return g_.make(UOps::LOAD, dt, src);
+      return cnst ? const_value(dt, *cnst, lv) : load_uop(i, render(li), lv, dt, barrier);
     });
   }
   void lane_store(int i, const Expr& idx, const Expr& valid, const UOp* val, std::vector<const UOp*>& out) {
