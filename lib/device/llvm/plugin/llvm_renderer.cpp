@@ -495,25 +495,28 @@ private:
     return v;
   }
 
+  // The <lanes x float> type of value v, read from or written to buffer buf (both float32)
+  llvm::FixedVectorType* float_vector(const UOp* v, const UOp* buf) {
+    if (*v->dtype != DType::Float32 || *buf->dtype != DType::Float32)
+      render_error("a vector access to a non-float32 buffer");
+    return llvm::FixedVectorType::get(b_.getFloatTy(), unsigned(v->vcount));
+  }
+
   // consecutive elements; buffers are only element-aligned
   Value* load_vector(const UOp* u) {
-    DType buf_dt = *u->src[0]->dtype;
-    if (buf_dt != DType::Float32 || *u->dtype != DType::Float32)
-      render_error("a vector load of a non-float32 buffer");
-    auto* t = llvm::FixedVectorType::get(b_.getFloatTy(), unsigned(u->vcount));
-    return b_.CreateAlignedLoad(t, element_pointer(u->src[0], u->src[1]), llvm::Align(4));
+    return b_.CreateAlignedLoad(float_vector(u, u->src[0]), element_pointer(u->src[0], u->src[1]),
+                                llvm::Align(4));
   }
 
   // lanes lo <= l < hi of buf[idx + l], the others 0: a masked load touches only those lanes
   Value* load_lane_range(const UOp* u) {
-    if (*u->src[0]->dtype != DType::Float32) render_error("a vector load of a non-float32 buffer");
+    llvm::FixedVectorType* t = float_vector(u, u->src[0]);
     const unsigned n = unsigned(u->vcount);
     std::vector<llvm::Constant*> ids;
     for (unsigned i = 0; i < n; i++) ids.push_back(b_.getInt32(i));
     Value* iota = llvm::ConstantVector::get(ids);
-    Value *lo = b_.CreateVectorSplat(n, ref(u->src[2])), *hi = b_.CreateVectorSplat(n, ref(u->src[3]));
+    Value *lo = splat(u, ref(u->src[2])), *hi = splat(u, ref(u->src[3]));
     Value* mask = b_.CreateAnd(b_.CreateICmpSGE(iota, lo), b_.CreateICmpSLT(iota, hi));
-    auto* t = llvm::FixedVectorType::get(b_.getFloatTy(), n);
     return b_.CreateMaskedLoad(t, element_pointer(u->src[0], u->src[1]), llvm::Align(4), mask,
                                llvm::Constant::getNullValue(t));
   }
@@ -567,7 +570,7 @@ private:
       enter(write);
     }
     if (u->src[2]->vcount > 1) {
-      if (buf_dt != DType::Float32) render_error("a vector store to a non-float32 buffer");
+      float_vector(u->src[2], u->src[0]); // (the check: a float32 vector into a float32 buffer)
       b_.CreateAlignedStore(ref(u->src[2]), element_pointer(u->src[0], u->src[1]), llvm::Align(4));
     } else {
       Value* v = to_memory(convert(ref(u->src[2]), *u->src[2]->dtype, buf_dt), buf_dt);
