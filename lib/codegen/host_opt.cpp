@@ -79,23 +79,29 @@ void Kernel::host_optimizations() {
   // an input gathered lane by lane costs `lanes` loads, a vector load 2, a scalar broadcast 1.
   // AVX-512 has 32 vector registers, AVX and SSE 16; half of them hold accumulators.
   const int lane_pos = shape_len() - upcasted;
+  std::vector<std::vector<std::optional<int64_t>>> strides; // each buffer's, for the shapes of now
+  auto refresh = [&] {
+    strides.clear();
+    for (const ShapeTracker& st : sts) strides.push_back(st.real_strides());
+  };
+  refresh();
   std::vector<int64_t> load_cost(bufs.size(), 0);
   for (size_t b = n_outputs(); b < bufs.size(); ++b) {
     if (std::holds_alternative<ConstBuffer>(bufs[b])) continue;
-    auto s = sts[b].real_strides()[size_t(lane_pos)];
+    const auto& s = strides[b][size_t(lane_pos)];
     load_cost[b] = !s || (*s != 0 && *s != 1) ? width : *s == 1 ? 2 : 1;
   }
   auto reuse = [&](int a) { // the cost of the dearest input broadcast along axis a
     int64_t best = 0;
     for (size_t b = n_outputs(); b < bufs.size(); ++b)
-      if (load_cost[b] && stride_is(sts[b].real_strides()[size_t(a)], 0)) best = std::max(best, load_cost[b]);
+      if (load_cost[b] && stride_is(strides[b][size_t(a)], 0)) best = std::max(best, load_cost[b]);
     return best;
   };
   const int64_t budget = widest >= 16 ? 16 : 8;
   int64_t tile = 1;
   std::vector<int64_t> priorities;
   for (int a = 0; a < first_reduce(); ++a)
-    if (full_shape()[size_t(a)] > 1 && reuse(a)) priorities.push_back(reuse(a));
+    if (int64_t r = full_shape()[size_t(a)] > 1 ? reuse(a) : 0) priorities.push_back(r);
   std::sort(priorities.rbegin(), priorities.rend());
   priorities.erase(std::unique(priorities.begin(), priorities.end()), priorities.end());
   int innermost = -1; // the axis the dearest input is broadcast along
@@ -108,6 +114,7 @@ void Kernel::host_optimizations() {
         try {
           const int dims = shape_len();
           apply_opt({OptOps::UPCAST, a, amt});
+          refresh();
           tile *= amt;
           // (the split adds an axis; when none is left over, the axis is gone and those after
           // it move down one)
