@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "lazy/lazy.h"
 #include "io/host_buffer.h"
+#include "lazy/lazy.h"
 
 namespace tg {
 

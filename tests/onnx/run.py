@@ -78,6 +78,7 @@ def main():
   ap.add_argument("-j", type=int, default=2)
   ap.add_argument("-k", action="append", default=[], help="only tests whose name contains this")
   ap.add_argument("--update", action="store_true", help="rewrite tests/onnx/passing.txt")
+  ap.add_argument("--failures", help="write each failing test and its reason to this file")
   a = ap.parse_args()
   tests = sorted(p.parent for p in Path(a.data).glob("*/model.onnx"))
   if a.k: tests = [t for t in tests if any(k in t.name for k in a.k)]
@@ -99,6 +100,8 @@ def main():
     if not ok:
       m = re.search(r"\(([A-Za-z]+)\): (.*)", why)  # "node 'n' (Op): why" -> "Op: why"
       reasons[(f"{m.group(1)}: {m.group(2)}" if m else why)[:110]] += 1
+  if a.failures:
+    Path(a.failures).write_text("".join(f"{n}\t{why}\n" for n, (ok, why) in sorted(results.items()) if not ok))
   regressions = sorted(n for n in listed if n in results and not results[n][0])
   new = sorted(n for n in passed if n not in listed)
   print("onnx: why the others fail (count, first line):")

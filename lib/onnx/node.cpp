@@ -1,0 +1,148 @@
+// One node while it is imported. See node.h.
+#include "onnx/node.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+
+#include "util/error.h"
+
+namespace tg {
+
+const std::string& Node::op() const { return proto_.op_type(); }
+
+void Node::bad(const std::string& why) const {
+  fail("NotImplementedError", file() + ": node '" + proto_.name() + "' (" + op() + "): " + why);
+}
+
+int Node::input_count() const { return proto_.input_size(); }
+bool Node::has_input(int i) const { return i < proto_.input_size() && !proto_.input(i).empty(); }
+
+Tensor Node::in(int i) const {
+  if (!has_input(i)) bad("input " + std::to_string(i) + " is missing");
+  auto it = state_.values.find(proto_.input(i));
+  if (it == state_.values.end()) bad("input '" + proto_.input(i) + "' is not computed before it");
+  return it->second;
+}
+
+std::vector<Tensor> Node::inputs_from(int first) const {
+  std::vector<Tensor> out;
+  for (int i = first; i < input_count(); ++i) out.push_back(in(i));
+  return out;
+}
+
+const Known* Node::maybe_known(int i) const {
+  if (!has_input(i)) return nullptr;
+  auto it = state_.known.find(proto_.input(i));
+  return it == state_.known.end() ? nullptr : &it->second;
+}
+
+const Known& Node::known(int i) const {
+  if (!has_input(i)) bad("input " + std::to_string(i) + " is missing");
+  if (const Known* k = maybe_known(i)) return *k;
+  bad("input '" + proto_.input(i) +
+      "' must be a constant (an initializer, a Constant, or tg-trace --arg NAME=FILE.npy)");
+}
+
+int Node::output_count() const { return proto_.output_size(); }
+bool Node::wants_output(int i) const { return i < proto_.output_size() && !proto_.output(i).empty(); }
+
+void Node::set_known(int i, Known k) const {
+  if (wants_output(i)) state_.known[proto_.output(i)] = std::move(k);
+}
+
+const onnx::AttributeProto* Node::attr(const std::string& name) const {
+  for (const auto& a : proto_.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+int64_t Node::attr_int(const std::string& name, int64_t def) const {
+  const auto* a = attr(name);
+  return a ? a->i() : def;
+}
+
+double Node::attr_float(const std::string& name, double def) const {
+  const auto* a = attr(name);
+  return a ? double(a->f()) : def;
+}
+
+std::string Node::attr_string(const std::string& name, const std::string& def) const {
+  const auto* a = attr(name);
+  return a ? a->s() : def;
+}
+
+std::optional<std::vector<int64_t>> Node::attr_ints(const std::string& name) const {
+  const auto* a = attr(name);
+  if (!a) return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::optional<std::vector<double>> Node::attr_floats(const std::string& name) const {
+  const auto* a = attr(name);
+  if (!a) return std::nullopt;
+  return std::vector<double>(a->floats().begin(), a->floats().end());
+}
+
+std::optional<Known> Node::attr_tensor(const std::string& name) const {
+  const auto* a = attr(name);
+  if (!a) return std::nullopt;
+  return known_of(a->t(), file());
+}
+
+std::optional<std::vector<int64_t>> Node::axes_arg(int i) const {
+  if (auto a = attr_ints("axes")) return a;
+  if (has_input(i)) return known(i).ints();
+  return std::nullopt;
+}
+
+std::vector<int64_t> Node::spatial_padding(const Shape& x, const std::vector<int64_t>& kernel,
+                                           const std::vector<int64_t>& strides,
+                                           const std::vector<int64_t>& dilations) const {
+  size_t nd = kernel.size();
+  std::vector<int64_t> pads = attr_ints("pads").value_or(std::vector<int64_t>(2 * nd, 0));
+  std::string auto_pad = attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (size_t d = 0; d < nd; ++d) {
+      int64_t in = x[x.size() - nd + d], out = (in + strides[d] - 1) / strides[d];
+      int64_t total = std::max<int64_t>((out - 1) * strides[d] + (kernel[d] - 1) * dilations[d] + 1 - in, 0);
+      int64_t small = total / 2;
+      pads[d] = auto_pad == "SAME_UPPER" ? small : total - small;
+      pads[nd + d] = total - pads[d];
+    }
+  } else if (auto_pad == "VALID") {
+    pads.assign(2 * nd, 0);
+  }
+  if (pads.size() != 2 * nd)
+    bad("pads has " + std::to_string(pads.size()) + " values for " + std::to_string(nd) + " dims");
+  std::vector<int64_t> out;
+  for (size_t d = nd; d-- > 0;) out.push_back(pads[d]), out.push_back(pads[nd + d]);
+  return out;
+}
+
+Padding Node::padding_of(const std::vector<int64_t>& tg_pads, size_t rank) {
+  Padding p(rank - tg_pads.size() / 2, std::nullopt);
+  for (size_t i = tg_pads.size() / 2; i-- > 0;) p.push_back(std::pair(tg_pads[2 * i], tg_pads[2 * i + 1]));
+  return p;
+}
+
+std::vector<int64_t> Node::kernel_arg(const Tensor& w, size_t nd) const {
+  if (auto k = attr_ints("kernel_shape")) return *k;
+  return std::vector<int64_t>(w.shape().end() - long(nd), w.shape().end());
+}
+
+Tensor Node::reduce(const Tensor& x, const std::function<Tensor(const Tensor&, const AxisArg&, bool)>& f,
+                    int axes_input) const {
+  bool keep = attr_int("keepdims", 1) != 0;
+  std::optional<std::vector<int64_t>> axes = axes_arg(axes_input);
+  if (axes && axes->empty()) axes.reset();
+  if (!axes && attr_int("noop_with_empty_axes", 0)) return x;
+  AxisArg a;
+  if (axes) {
+    a = std::vector<int>();
+    for (int64_t ax : *axes) a->push_back(norm_axis(ax, x.shape().size()));
+  }
+  return f(x, a, keep);
+}
+
+} // namespace tg

@@ -1,0 +1,101 @@
+// onnx layer: one ONNX node while it is imported — its inputs (as Tensors, or as values known
+// at import time), its attributes with ONNX's defaults, and the errors that name it. Each op's
+// lowering (ops_*.cpp) is a function of a Node.
+#pragma once
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "onnx/known.h"
+#include "tensor/tensor.h"
+
+namespace onnx {
+class NodeProto;
+class AttributeProto;
+} // namespace onnx
+
+namespace tg {
+
+// What the importer knows so far: every computed value, and those known while importing.
+struct ImportState {
+  std::string file;
+  int opset = 1; // of the default domain
+  std::map<std::string, Tensor> values;
+  std::map<std::string, Known> known;
+};
+
+class Node {
+public:
+  Node(const onnx::NodeProto& proto, ImportState& state) : proto_(proto), state_(state) {}
+
+  const std::string& op() const;
+  int opset() const { return state_.opset; }
+  const std::string& file() const { return state_.file; }
+  [[noreturn]] void bad(const std::string& why) const;
+
+  // --- inputs and outputs ---
+  int input_count() const;
+  bool has_input(int i) const;
+  Tensor in(int i) const;
+  std::vector<Tensor> inputs_from(int first) const;
+  // Input i's values, which the lowering needs while importing (a shape, axes, pads); an input
+  // that is not known is a clear error naming it.
+  const Known& known(int i) const;
+  const Known* maybe_known(int i) const;
+  int output_count() const;
+  // Whether output i exists and is named (an optional output left out is "").
+  bool wants_output(int i) const;
+  // Records output i as known: later nodes may read it as a shape, axes or pads.
+  void set_known(int i, Known k) const;
+
+  // --- attributes, with the op's defaults ---
+  const onnx::AttributeProto* attr(const std::string& name) const;
+  int64_t attr_int(const std::string& name, int64_t def) const;
+  double attr_float(const std::string& name, double def) const;
+  std::string attr_string(const std::string& name, const std::string& def) const;
+  std::optional<std::vector<int64_t>> attr_ints(const std::string& name) const;
+  std::optional<std::vector<double>> attr_floats(const std::string& name) const;
+  std::optional<Known> attr_tensor(const std::string& name) const;
+  // axes from an attribute (older opsets) or from input i (newer ones)
+  std::optional<std::vector<int64_t>> axes_arg(int i) const;
+
+  // --- helpers shared by several lowerings ---
+  static int norm_axis(int64_t axis, size_t rank) { return int(axis < 0 ? axis + int64_t(rank) : axis); }
+  // ONNX pads (all begins, then all ends) for the trailing spatial dims, as tinygrad's padding
+  // (pairs from the last dim backwards); auto_pad SAME_* computed from the sizes.
+  std::vector<int64_t> spatial_padding(const Shape& x, const std::vector<int64_t>& kernel,
+                                       const std::vector<int64_t>& strides,
+                                       const std::vector<int64_t>& dilations) const;
+  // tinygrad's padding pairs (last dim first) as a Padding over all `rank` dims.
+  static Padding padding_of(const std::vector<int64_t>& tg_pads, size_t rank);
+  // kernel_shape, or the weight's trailing dims
+  std::vector<int64_t> kernel_arg(const Tensor& w, size_t nd) const;
+  // A Reduce* op: axes from the attribute or input `axes_input`, keepdims, noop_with_empty_axes.
+  Tensor reduce(const Tensor& x, const std::function<Tensor(const Tensor&, const AxisArg&, bool)>& f,
+                int axes_input) const;
+
+private:
+  const onnx::NodeProto& proto_;
+  ImportState& state_;
+};
+
+using OnnxOp = std::vector<Tensor> (*)(const Node&);
+using OpTable = std::unordered_map<std::string_view, OnnxOp>;
+
+// The lowerings, by family; each adds its ops to the table.
+void add_elementwise_ops(OpTable& t);
+void add_shape_ops(OpTable& t);
+void add_nn_ops(OpTable& t);
+void add_resize_ops(OpTable& t);
+void add_training_ops(OpTable& t);
+
+// The value of the node's first output (computed as `out`) when every input is known, the op
+// is one of the cheap ones shapes are computed with (Cast, arithmetic, Concat, Gather, Reshape,
+// ...) and it is small; nullopt otherwise. Models compute shapes from Shape this way.
+std::optional<Known> fold_known(const Node& n, const Tensor& out);
+
+} // namespace tg
