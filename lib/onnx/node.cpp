@@ -40,7 +40,12 @@ const Known* Node::maybe_known(int i) const {
 const Known& Node::known(int i) const {
   if (!has_input(i)) bad("input " + std::to_string(i) + " is missing");
   if (const Known* k = maybe_known(i)) return *k;
-  bad("input '" + proto_.input(i) +
+  const std::string& name = proto_.input(i);
+  auto src = state_.source_input.find(name);
+  if (src != state_.source_input.end() && src->second != name)
+    bad("input '" + name + "' must be a constant: it is computed from graph input '" + src->second +
+        "' (tg-trace --arg " + src->second + "=FILE.npy binds it)");
+  bad("input '" + name +
       "' must be a constant (an initializer, a Constant, or tg-trace --arg NAME=FILE.npy)");
 }
 

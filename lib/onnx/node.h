@@ -26,6 +26,8 @@ struct ImportState {
   int opset = 1; // of the default domain
   std::map<std::string, Tensor> values;
   std::map<std::string, Known> known;
+  // the graph input each unknown value is computed from (the first one found), for errors
+  std::map<std::string, std::string> source_input;
 };
 
 class Node {
@@ -83,6 +85,9 @@ private:
   ImportState& state_;
 };
 
+// The product over `axes` (tg's reduce ops are SUM and MAX only).
+Tensor product(const Tensor& x, const AxisArg& axes, bool keep);
+
 using OnnxOp = std::vector<Tensor> (*)(const Node&);
 using OpTable = std::unordered_map<std::string_view, OnnxOp>;
 
@@ -92,6 +97,9 @@ void add_shape_ops(OpTable& t);
 void add_nn_ops(OpTable& t);
 void add_resize_ops(OpTable& t);
 void add_training_ops(OpTable& t);
+void add_quant_ops(OpTable& t);
+void add_indexing_ops(OpTable& t);
+void add_signal_ops(OpTable& t);
 
 // The value of the node's first output (computed as `out`) when every input is known, the op
 // is one of the cheap ones shapes are computed with (Cast, arithmetic, Concat, Gather, Reshape,

@@ -22,6 +22,9 @@ const OpTable& op_table() {
     add_nn_ops(t);
     add_resize_ops(t);
     add_training_ops(t);
+    add_quant_ops(t);
+    add_indexing_ops(t);
+    add_signal_ops(t);
     return t;
   }();
   return table;
@@ -77,6 +80,7 @@ public:
       }
       Tensor t = Tensor::placeholder(in.name(), shape, *dt);
       state_.values[in.name()] = t;
+      state_.source_input[in.name()] = in.name();
       inputs.push_back(GraphInput{in.name(), t.lazydata().id(), false});
     }
     for (const onnx::NodeProto& proto : g.node()) apply(proto);
@@ -104,6 +108,12 @@ private:
     // a small value computed from known ones is known too (shapes computed from Shape)
     if (!outs.empty() && !state_.known.count(proto.output(0)))
       if (std::optional<Known> k = fold_known(n, outs[0])) n.set_known(0, std::move(*k));
+    for (const std::string& in : proto.input()) // where unknown outputs come from, for errors
+      if (auto src = state_.source_input.find(in); src != state_.source_input.end()) {
+        for (const std::string& out : proto.output())
+          if (!out.empty() && !state_.known.count(out)) state_.source_input.emplace(out, src->second);
+        break;
+      }
   }
 
   const onnx::ModelProto& model_;

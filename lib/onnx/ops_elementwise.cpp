@@ -50,9 +50,15 @@ Tensor erf(const Tensor& x) {
   return x.gt(0.0).where(z, z.neg());
 }
 
+// A binary arithmetic op whose result keeps the first input's dtype (ONNX: T, T -> T; tinygrad
+// casts back, so integer division truncates).
+Tensor keep_dtype(const Tensor& r, const Tensor& x) { return r.dtype() == x.dtype() ? r : r.cast(x.dtype()); }
+
+} // namespace
+
 // A product over axes as a tree of multiplies: the reduced axes become one, padded with 1s to a
 // power of two and halved until one element is left (tg's reduce ops are SUM and MAX only).
-Tensor prod_over(const Tensor& x, const AxisArg& axes, bool keep) {
+Tensor product(const Tensor& x, const AxisArg& axes, bool keep) {
   const Shape& s = x.shape();
   std::vector<int> red;
   if (axes)
@@ -83,12 +89,6 @@ Tensor prod_over(const Tensor& x, const AxisArg& axes, bool keep) {
   }
   return t.reshape(keep ? keep_shape : kept);
 }
-
-// A binary arithmetic op whose result keeps the first input's dtype (ONNX: T, T -> T; tinygrad
-// casts back, so integer division truncates).
-Tensor keep_dtype(const Tensor& r, const Tensor& x) { return r.dtype() == x.dtype() ? r : r.cast(x.dtype()); }
-
-} // namespace
 
 void add_elementwise_ops(OpTable& t) {
   t["Identity"] = [](const Node& n) -> Outs { return {n.in(0)}; };
@@ -181,7 +181,7 @@ void add_elementwise_ops(OpTable& t) {
   t["Xor"] = [](const Node& n) -> Outs { return {n.in(0).ne(n.in(1))}; };
   t["BitShift"] = [](const Node& n) -> Outs { // x * 2^y or x // 2^y, in x's unsigned type
     Tensor x = n.in(0), y = n.in(1);
-    Tensor scale = y.cast(DType::Float64).exp2().cast(x.dtype());
+    Tensor scale = y.cast(DType::Float64).exp2().round().cast(x.dtype()); // exp2 is approximate
     std::string dir = n.attr_string("direction", "");
     if (dir == "LEFT") return {x.mul(scale)};
     if (dir == "RIGHT") return {x.div(scale, false, false)};
@@ -225,19 +225,6 @@ void add_elementwise_ops(OpTable& t) {
     if (n.has_input(2)) x = x.minimum(n.in(2));
     return {x};
   };
-  t["DequantizeLinear"] = [](const Node& n) -> Outs { // (x - zero_point) * scale, per tensor or per axis
-    Tensor x = n.in(0), scale = n.in(1);
-    int axis = Node::norm_axis(n.attr_int("axis", 1), x.shape().size());
-    auto along = [&](const Tensor& v) {
-      if (v.shape().empty()) return v;
-      Shape s(x.shape().size(), 1);
-      s[size_t(axis)] = v.shape()[0];
-      return v.reshape(s);
-    };
-    Tensor y = x.cast(DType::Float32);
-    if (n.has_input(2)) y = y.sub(along(n.in(2)).cast(DType::Float32));
-    return {y.mul(along(scale)).cast(scale.dtype())};
-  };
 
   // --- reductions ---
   t["ReduceSum"] = [](const Node& n) -> Outs {
@@ -256,7 +243,7 @@ void add_elementwise_ops(OpTable& t) {
     return {n.reduce(
         n.in(0), [](const Tensor& x, const AxisArg& a, bool k) { return x.min(a, k); }, 1)};
   };
-  t["ReduceProd"] = [](const Node& n) -> Outs { return {n.reduce(n.in(0), prod_over, 1)}; };
+  t["ReduceProd"] = [](const Node& n) -> Outs { return {n.reduce(n.in(0), product, 1)}; };
   t["ReduceSumSquare"] = [](const Node& n) -> Outs {
     return {n.reduce(
         n.in(0), [](const Tensor& x, const AxisArg& a, bool k) { return x.square().sum(a, k); }, 1)};

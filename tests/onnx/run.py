@@ -52,7 +52,7 @@ def run_test(test_dir: Path, bindir: Path, work: Path):
     p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, env=env, timeout=120)
     if p.returncode == 0: break
     line = next((l for l in p.stderr.splitlines() if l.startswith("tg-")), p.stderr.strip()[:200])
-    m = re.search(r"input '([^']*)' must be a constant", line)
+    m = re.search(r"graph input '([^']*)'", line) or re.search(r"input '([^']*)' must be a constant", line)
     if not m or m.group(1) not in files or m.group(1) in frozen: return name, False, line
     frozen.add(m.group(1))
   for i, n in enumerate(out_names):
