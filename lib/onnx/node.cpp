@@ -89,6 +89,12 @@ std::optional<std::vector<double>> Node::attr_floats(const std::string& name) co
   return std::vector<double>(a->floats().begin(), a->floats().end());
 }
 
+std::vector<std::string> Node::attr_strings(const std::string& name) const {
+  const auto* a = attr(name);
+  if (!a) return {};
+  return std::vector<std::string>(a->strings().begin(), a->strings().end());
+}
+
 std::optional<Known> Node::attr_tensor(const std::string& name) const {
   const auto* a = attr(name);
   if (!a) return std::nullopt;

@@ -61,6 +61,7 @@ public:
   std::string attr_string(const std::string& name, const std::string& def) const;
   std::optional<std::vector<int64_t>> attr_ints(const std::string& name) const;
   std::optional<std::vector<double>> attr_floats(const std::string& name) const;
+  std::vector<std::string> attr_strings(const std::string& name) const;
   std::optional<Known> attr_tensor(const std::string& name) const;
   // axes from an attribute (older opsets) or from input i (newer ones)
   std::optional<std::vector<int64_t>> axes_arg(int i) const;
@@ -100,6 +101,7 @@ void add_training_ops(OpTable& t);
 void add_quant_ops(OpTable& t);
 void add_indexing_ops(OpTable& t);
 void add_signal_ops(OpTable& t);
+void add_rnn_ops(OpTable& t);
 
 // The value of the node's first output (computed as `out`) when every input is known, the op
 // is one of the cheap ones shapes are computed with (Cast, arithmetic, Concat, Gather, Reshape,

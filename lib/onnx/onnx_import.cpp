@@ -25,6 +25,7 @@ const OpTable& op_table() {
     add_quant_ops(t);
     add_indexing_ops(t);
     add_signal_ops(t);
+    add_rnn_ops(t);
     return t;
   }();
   return table;

@@ -88,6 +88,42 @@ PY
   expect_eq "$err" "tg-trace: r.onnx: --arg nope: the model has no input of that name"
 }
 
+@test "shapes a model computes from Shape are known while importing; one from an input names that input" {
+  "$PYTHON" - <<'PY'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+# PyTorch's export of x.view(x.size(0), -1): Shape -> Gather -> Unsqueeze -> Concat -> Reshape
+nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+         helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]), helper.make_node("Concat", ["n1", "rest"], ["shape"], axis=0),
+         helper.make_node("Reshape", ["x", "shape"], ["y"])]
+inits = [numpy_helper.from_array(np.array(0, np.int64), "zero"), numpy_helper.from_array(np.array([0], np.int64), "axes"),
+         numpy_helper.from_array(np.array([-1], np.int64), "rest")]
+g = helper.make_graph(nodes, "flat", [helper.make_tensor_value_info("x", T.FLOAT, [2, 3, 4])],
+                      [helper.make_tensor_value_info("y", T.FLOAT, None)], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "flat.onnx")
+# the shape computed from an input: Reshape(x, k + 1)
+g = helper.make_graph([helper.make_node("Add", ["k", "one"], ["k1"]), helper.make_node("Reshape", ["x", "k1"], ["y"])], "r",
+                      [helper.make_tensor_value_info("x", T.FLOAT, [2, 6]), helper.make_tensor_value_info("k", T.INT64, [2])],
+                      [helper.make_tensor_value_info("y", T.FLOAT, None)], [numpy_helper.from_array(np.array(1, np.int64), "one")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "from_input.onnx")
+np.save("x.npy", np.arange(24, dtype=np.float32).reshape(2, 3, 4)); np.save("k.npy", np.array([1, 5]))
+PY
+  tg-trace flat.onnx | tg-schedule | tg-codegen | tg-run --in x=x.npy --out-dir out
+  "$PYTHON" -c 'import numpy as np; y = np.load("out/y.npy"); assert y.shape == (2, 12) and (y.reshape(-1) == np.arange(24)).all()'
+  run_split tg-trace from_input.onnx
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-trace: from_input.onnx: node '' (Reshape): input 'k1' must be a constant: it is computed from graph input 'k' (tg-trace --arg k=FILE.npy binds it)"
+  tg-trace from_input.onnx --arg k=k.npy | tg-schedule | tg-codegen >/dev/null
+}
+
+@test "single ONNX ops in configurations the node tests leave out match ONNX Runtime" {
+  run_split "$PYTHON" "$ROOT/tests/onnx/ops_vs_ort.py" --bin "$TG_BIN"
+  echo "$out"
+  [ "$status" -eq 0 ]
+  [[ "$out" == *"ok   lstm_bidirectional_seq_lens_peepholes"* ]]
+  [[ "$out" == *"ops_vs_ort: 0 failed"* ]]
+}
+
 @test "a ResNet-style CNN and a small transformer as ONNX match ONNX Runtime" {
   run_split "$PYTHON" "$ROOT/tests/onnx/networks.py" --bin "$TG_BIN"
   echo "$out"
