@@ -1,4 +1,5 @@
 // tg-schedule: graph artifact -> schedule artifact (fused kernels, buffers, order).
+#include "codegen/codegen.h"
 #include "io/artifact.h"
 #include "io/dot.h"
 #include "io/tool.h"
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   return tg::run_tool("tg-schedule", app, argc, argv, [&] {
     tg::Graph graph = tg::read_graph(tg::read_input(opts.input));
     tg::Schedule schedule = tg::schedule_graph(graph);
+    tg::name_kernels(schedule);
     if (opts.dot)
       tg::write_output(tg::schedule_to_dot(schedule), opts.output, false);
     else

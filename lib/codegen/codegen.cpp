@@ -135,6 +135,11 @@ LoweredKernel lower_kernel(const std::vector<LazyOpPtr>& ast, const Renderer& re
   return lower_kernel(k, renderer, function_name);
 }
 
+void name_kernels(Schedule& s) {
+  for (ScheduleKernel& sk : s.kernels)
+    sk.name = sk.ast.size() == 1 && sk.ast[0]->op == Op::CUSTOM ? "custom" : Kernel(sk.ast).name();
+}
+
 Program codegen_schedule(const Schedule& s, const Renderer& renderer, const CodegenOptions& options) {
   Program p;
   p.device = renderer.opts().device;

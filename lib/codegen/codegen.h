@@ -59,6 +59,10 @@ LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std:
 LoweredKernel lower_kernel(const std::vector<LazyOpPtr>& ast, const Renderer& renderer,
                            const CodegenOptions& options = {}, const std::string& function_name = "");
 
+// Names each kernel as tinygrad does before optimizing ("E_4", "r_64_8"; "custom" for a
+// host-filled random buffer), for the schedule artifact and pictures of it.
+void name_kernels(Schedule& s);
+
 Program codegen_schedule(const Schedule& s, const Renderer& renderer, const CodegenOptions& options = {});
 
 } // namespace tg

@@ -336,6 +336,7 @@ template <class A> void put_kernels(A& ar, const std::vector<ScheduleKernel>& ke
       flat.roots.push_back(flatten(root.get(), flat, seen));
     }
     put_object(a, nullptr, [&](auto& b) {
+      put_string(b, "name", kernels[k].name);
       put_array(b, "ast", flat.nodes.size(), [&](auto& c, size_t i) {
         put_object(c, nullptr, [&](auto& d) {
           put_op(d, "op", flat.nodes[i]->op);
@@ -355,6 +356,7 @@ template <class A> std::vector<ScheduleKernel> get_kernels(A& ar) {
   get_array(ar, "kernels", [&](auto& a) {
     get_object(a, nullptr, [&](auto& b) {
       ScheduleKernel kernel;
+      kernel.name = get_string(b, "name");
       std::vector<LazyOpPtr> nodes;
       get_array(b, "ast", [&](auto& c) {
         get_object(c, nullptr, [&](auto& d) {

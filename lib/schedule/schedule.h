@@ -25,6 +25,7 @@ struct ScheduleKernel {
   std::vector<LazyOpPtr> ast; // STORE roots; MemBuffer idx i refers to bufs[i]
   std::vector<int> bufs;      // BufferInfo ids: outputs first, then inputs
   bool init = false;          // computes a state's first value: skipped when states are loaded
+  std::string name;           // tinygrad's name before optimizing ("r_64_8"): codegen's name_kernels
 };
 
 struct NamedBuffer {

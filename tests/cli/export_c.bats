@@ -70,12 +70,16 @@ static void save(const char* path, const void* p, size_t bytes) {
   fclose(f);
 }
 int main(void) {
-  float h[16], probs[16], total[1], big[4 * 4096], loss[1];
+  float h[16], probs[16], total[1], big[4 * 4096], big3[4 * 4096], loss[1];
   int hits[16];
   demo* d = demo_new();
   train* t = train_new();
   if (!d || !t) return 1;
   if (demo_run(d, load("x.bin", 128), h, probs, total, big)) return 4;
+  demo* d3 = demo_new(); // the split kernels on 3 threads
+  if (!d3 || demo_set_threads(d3, 3) != 3 || demo_set_threads(d3, 0) != 1 || demo_set_threads(d3, 3) != 3) return 7;
+  if (demo_run(d3, load("x.bin", 128), h, probs, total, big3)) return 8;
+  if (train_set_threads(t, 2) != 2) return 9;
   for (int step = 0; step < 3; ++step)
     if (train_run(t, load("tx.bin", 192), load("ty.bin", 64), loss, hits)) return 5;
   size_t bytes = 0;
@@ -85,16 +89,19 @@ int main(void) {
   save("c_probs.bin", probs, sizeof probs);
   save("c_total.bin", total, sizeof total);
   save("c_big.bin", big, sizeof big);
+  save("c_big3.bin", big3, sizeof big3);
   save("c_loss.bin", loss, sizeof loss);
   save("c_hits.bin", hits, sizeof hits);
   save("c_w.bin", w, bytes);
   demo_free(d);
+  demo_free(d3);
   train_free(t);
   return 0;
 }
 C
   # compiled as tg-run compiles kernels (clang -O2 -march=native), so the bits must agree
-  clang -std=c11 -O2 -march=native -Ilib main.c lib/demo.c lib/train.c -lm -o main
+  clang -std=c11 -O2 -march=native -pthread -Ilib main.c lib/demo.c lib/train.c -lm -o main
+  grep -q '^static void demo_part_' lib/demo.c # the big kernel splits its outer loop
   ./main
   tg-codegen demo.sched | tg-run --in x=x.npy --out-dir want_demo
   tg-codegen train.sched | tg-run --in x=tx.npy --in y=ty.npy --steps 3 --out-dir want_train --save-state w.safetensors
@@ -109,6 +116,7 @@ same("c_h.bin", np.load("want_demo/h.npy"), np.float32)
 same("c_probs.bin", np.load("want_demo/probs.npy"), np.float32)
 same("c_total.bin", np.load("want_demo/total.npy"), np.float32)
 same("c_big.bin", np.load("want_demo/big.npy"), np.float32)
+same("c_big3.bin", np.load("want_demo/big.npy"), np.float32)
 same("c_loss.bin", np.load("want_train/loss.npy"), np.float32)
 same("c_hits.bin", np.load("want_train/hits.npy"), np.int32)
 same("c_w.bin", load_file("w.safetensors")["state.0"], np.float32)

@@ -384,7 +384,7 @@ TEST(ArtifactJson, has_no_cereal_bookkeeping_and_no_bare_nan) {
 }
 TEST(ArtifactJson, fields_may_come_in_any_order) {
   std::string json =
-      R"({"outputs": [{"node": 0, "name": "y"}], "version": 6, "inputs": [], "assigns": [], "states": [],
+      R"({"outputs": [{"node": 0, "name": "y"}], "version": 7, "inputs": [], "assigns": [], "states": [],
     "nodes": [{"st": {"views": [{"shape": [2], "strides": [1], "offset": 0, "mask": [[0, 1]],
       "contiguous": false}]}, "arg": {"const": {"value": 2, "kind": "float"}}, "op": "LoadOps.CONST",
       "dtype": "float16", "shape": [2], "src": [], "name": "", "data": "", "forced_realize": false, "moves": []}], "format": "tg-graph"})";
@@ -466,10 +466,11 @@ TEST(ArtifactKinds, a_newer_version_is_refused) {
                                                          std::to_string(kArtifactVersion + 1) +
                                                          " is newer than this tool (" + now + ")");
   std::string json = write_schedule(sample_schedule(), true);
+  const std::string next = std::to_string(kArtifactVersion + 1);
   size_t at = json.find("\"version\": " + now);
-  json.replace(at, 12, "\"version\": 7");
+  json.replace(at, 11 + now.size(), "\"version\": " + next);
   EXPECT_EQ(message_of([&] { read_schedule(json); }),
-            "schedule artifact version 7 is newer than this tool (" + now + ")");
+            "schedule artifact version " + next + " is newer than this tool (" + now + ")");
 }
 TEST(ArtifactKinds, an_older_version_is_refused_with_a_hint) {
   std::string binary = write_program(sample_program());

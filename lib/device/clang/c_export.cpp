@@ -1,6 +1,7 @@
 // Standalone C export. See c_export.h.
 #include "device/clang/c_export.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <set>
@@ -64,6 +65,31 @@ std::string byte_list(const std::vector<uint8_t>& data) {
   return out;
 }
 
+// Runs a split kernel's parts on m->threads threads, as tg-run splits it: part k computes
+// [extent*k/parts, extent*(k+1)/parts) of the outermost loop, the last one up to the kernel's own
+// end. Each part writes its own outputs, so any thread count gives the same bits.
+std::string split_runner(const std::string& N) {
+  std::string fn = N + "_part_fn";
+  std::string c = "typedef void (*" + fn + ")(" + N + "*, int32_t, int32_t);\n#ifndef __STDC_NO_THREADS__\n#include <threads.h>\n";
+  c += "struct " + N + "_job {\n  " + N + "* m;\n  " + fn + " fn;\n  int32_t start, end;\n};\n";
+  c += "static int " + N + "_job_run(void* p) {\n  struct " + N + "_job* j = (struct " + N +
+       "_job*)p;\n  j->fn(j->m, j->start, j->end);\n  return 0;\n}\n#endif\n";
+  c += "static void " + N + "_split(" + N + "* m, " + fn + " fn, int64_t extent) {\n";
+  c += "  int parts = (int64_t)m->threads < extent ? m->threads : (int)extent;\n";
+  c += "#ifndef __STDC_NO_THREADS__\n  if (parts > 1) {\n";
+  c += "    thrd_t thread[" + N + "_MAX_THREADS];\n    struct " + N + "_job job[" + N + "_MAX_THREADS];\n";
+  c += "    int started[" + N + "_MAX_THREADS];\n";
+  c += "    for (int k = 1; k < parts; ++k) {\n";
+  c += "      job[k] = (struct " + N + "_job){m, fn, (int32_t)(extent * k / parts),\n";
+  c += "                  k + 1 == parts ? INT32_MAX : (int32_t)(extent * (k + 1) / parts)};\n";
+  c += "      started[k] = thrd_create(&thread[k], " + N + "_job_run, &job[k]) == thrd_success;\n";
+  c += "      if (!started[k]) fn(m, job[k].start, job[k].end); /* no thread: run it here */\n    }\n";
+  c += "    fn(m, 0, (int32_t)(extent / parts));\n";
+  c += "    for (int k = 1; k < parts; ++k)\n      if (started[k]) thrd_join(thread[k], NULL);\n    return;\n  }\n#endif\n";
+  c += "  (void)parts;\n  fn(m, 0, INT32_MAX);\n}\n\n";
+  return c;
+}
+
 std::string shape_comment(const NamedBuffer& nb) {
   return std::string(py_name(nb.dtype)) + shape_repr(nb.shape) + ", " + std::to_string(prod(nb.shape)) +
          " elements";
@@ -108,7 +134,11 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
   h += "// A state's storage (its bytes in *bytes if not NULL), to read it or to load saved values;\n"
        "// NULL for a name that is not a state.\n";
   for (const NamedBuffer& nb : p.states) h += "// state  \"" + nb.name + "\": " + shape_comment(nb) + "\n";
-  h += "void* " + N + "_state(" + N + "* m, const char* name, size_t* bytes);\n\n";
+  h += "void* " + N + "_state(" + N + "* m, const char* name, size_t* bytes);\n";
+  h += "// Threads for the kernels that split their outermost loop (default 1; C11 <threads.h>, link\n"
+       "// with -pthread where the C library needs it). Returns the number it will use: 1 where\n"
+       "// the compiler has no C11 threads.\n";
+  h += "int " + N + "_set_threads(" + N + "* m, int threads);\n\n";
   h += "#ifdef __cplusplus\n}\n#endif\n";
 
   std::string c =
@@ -131,7 +161,8 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
     if (b.role == BufferRole::Constant && !b.data.empty())
       c += "static const unsigned char " + N + "_data" + std::to_string(b.id) + "[" +
            std::to_string(b.data.size()) + "] = {" + byte_list(b.data) + "};\n";
-  c += "\nstruct " + N + " {\n  void* buf[" + std::to_string(std::max<size_t>(nbufs, 1)) + "];\n};\n\n";
+  c += "\nstruct " + N + " {\n  void* buf[" + std::to_string(std::max<size_t>(nbufs, 1)) + "];\n  int threads;\n};\n\n";
+  c += "#define " + N + "_MAX_THREADS 256\n";
   c += "static const size_t " + N + "_bytes[" + std::to_string(std::max<size_t>(nbufs, 1)) + "] = {";
   {
     std::vector<int64_t> bytes(std::max<size_t>(nbufs, 1), 0);
@@ -140,24 +171,40 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
   }
   c += "};\n\n";
 
+  // A kernel's call on m's buffers; a split kernel's over [start, end) of its outermost loop,
+  // through a part function the thread runner calls.
+  auto call = [&](const ProgramKernel& k, const std::string& start, const std::string& end) {
+    std::string out = N + "_" + k.name + "(";
+    for (size_t i = 0; i < k.bufs.size(); ++i) {
+      const BufferInfo& b = p.buffers.at(size_t(k.bufs[i]));
+      out += std::string(i ? ", " : "") + "(" + c_type(b.dtype) + "*)m->buf[" + std::to_string(b.id) + "]";
+    }
+    for (const std::string& v : k.vars) out += ", " + (v == kSplitStartVar ? start : end);
+    return out + ");";
+  };
+  auto is_split = [](const ProgramKernel& k) {
+    return std::find(k.vars.begin(), k.vars.end(), kSplitStartVar) != k.vars.end();
+  };
+  if (std::any_of(p.kernels.begin(), p.kernels.end(), is_split)) c += split_runner(N);
+  for (const ProgramKernel& k : p.kernels)
+    if (is_split(k))
+      c += "static void " + N + "_part_" + k.name + "(" + N + "* m, int32_t start, int32_t end) {\n  " +
+           call(k, "start", "end") + "\n}\n";
+  c += "\n";
   auto launches = [&](bool init) {
     std::string out;
     for (const ProgramKernel& k : p.kernels) {
       if (k.init != init) continue;
-      out += "  " + N + "_" + k.name + "(";
-      for (size_t i = 0; i < k.bufs.size(); ++i) {
-        const BufferInfo& b = p.buffers.at(size_t(k.bufs[i]));
-        out += std::string(i ? ", " : "") + "(" + c_type(b.dtype) + "*)m->buf[" + std::to_string(b.id) + "]";
-      }
-      // the split range's bounds: the whole range (the kernel stops at its own end)
-      for (const std::string& v : k.vars) out += v == kSplitStartVar ? ", 0" : ", INT32_MAX";
-      out += ");\n";
+      if (is_split(k))
+        out += "  " + N + "_split(m, " + N + "_part_" + k.name + ", " + std::to_string(k.global_size.at(0)) + ");\n";
+      else
+        out += "  " + call(k, "0", "INT32_MAX") + "\n";
     }
     return out;
   };
   // kernel names in the program are unique, and ExportRenderer prefixed them with NAME_
   c += N + "* " + N + "_new(void) {\n  " + N + "* m = (" + N +
-       "*)calloc(1, sizeof *m);\n  if (!m) return NULL;\n";
+       "*)calloc(1, sizeof *m);\n  if (!m) return NULL;\n  m->threads = 1;\n";
   c += "  for (size_t i = 0; i < sizeof m->buf / sizeof m->buf[0]; ++i) {\n";
   c += "    size_t n = (" + N + "_bytes[i] + 63) / 64 * 64;\n";
   c += "    m->buf[i] = aligned_alloc(64, n ? n : 64);\n";
@@ -187,7 +234,9 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
          std::to_string(prod(nb.shape) * int64_t(itemsize(nb.dtype))) + ";\n    return m->buf[" +
          std::to_string(nb.buffer) + "];\n  }\n";
   }
-  c += "  (void)m;\n  (void)name;\n  (void)bytes;\n  return NULL;\n}\n";
+  c += "  (void)m;\n  (void)name;\n  (void)bytes;\n  return NULL;\n}\n\n";
+  c += "int " + N + "_set_threads(" + N + "* m, int threads) {\n#ifdef __STDC_NO_THREADS__\n  (void)threads;\n  m->threads = 1;\n#else\n";
+  c += "  m->threads = threads < 1 ? 1 : threads > " + N + "_MAX_THREADS ? " + N + "_MAX_THREADS : threads;\n#endif\n  return m->threads;\n}\n";
   return {h, c};
 }
 

@@ -7,6 +7,7 @@
 //                              first values); NULL when out of memory
 //   int NAME_run(NAME*, inputs..., outputs...);   one step: inputs copied in, outputs copied out
 //   void* NAME_state(NAME*, const char* name, size_t* bytes);  a state's storage, read or write
+//   int NAME_set_threads(NAME*, int n);   kernels that split their outer loop run on n threads
 //   void NAME_free(NAME*);
 #pragma once
 #include <string>
@@ -19,7 +20,8 @@ struct CLibrary {
   std::string header, source; // NAME.h, NAME.c
 };
 
-// NAME must be a C identifier. Kernels run on one thread, each over its whole range. Refused
+// NAME must be a C identifier. Kernels run on one thread unless NAME_set_threads asks for more
+// (C11 threads, split as tg-run splits them, so the bits do not change). Refused
 // with a clear error: programs that draw random numbers on the host (tinygrad's default RNG;
 // THREEFRY=1 draws in kernels) and symbolic variables.
 CLibrary export_c_library(const Schedule& schedule, const std::string& name,
