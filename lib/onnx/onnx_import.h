@@ -1,7 +1,9 @@
 // onnx layer: an ONNX model as a graph artifact (`tg-trace model.onnx`), as tinygrad's
 // extra/onnx.py builds one from its Tensor API: graph inputs become named inputs, initializers
 // constant buffers, each node the Tensor ops of its ONNX semantics, graph outputs named outputs.
-// Parsed with ONNX's own protobuf classes (Debian's libonnx-dev).
+// Parsed with ONNX's own protobuf classes (Debian's libonnx-dev). Each op's lowering is a
+// function of a Node (node.h) in a table by name, one file per family (ops_*.cpp); values
+// known while importing (initializers, Shape, and what is computed from them) live in known.h.
 #pragma once
 #include <map>
 #include <string>
