@@ -70,7 +70,8 @@ std::string byte_list(const std::vector<uint8_t>& data) {
 // end. Each part writes its own outputs, so any thread count gives the same bits.
 std::string split_runner(const std::string& N) {
   std::string fn = N + "_part_fn";
-  std::string c = "typedef void (*" + fn + ")(" + N + "*, int32_t, int32_t);\n#ifndef __STDC_NO_THREADS__\n#include <threads.h>\n";
+  std::string c = "typedef void (*" + fn + ")(" + N +
+                  "*, int32_t, int32_t);\n#ifndef __STDC_NO_THREADS__\n#include <threads.h>\n";
   c += "struct " + N + "_job {\n  " + N + "* m;\n  " + fn + " fn;\n  int32_t start, end;\n};\n";
   c += "static int " + N + "_job_run(void* p) {\n  struct " + N + "_job* j = (struct " + N +
        "_job*)p;\n  j->fn(j->m, j->start, j->end);\n  return 0;\n}\n#endif\n";
@@ -85,7 +86,8 @@ std::string split_runner(const std::string& N) {
   c += "      started[k] = thrd_create(&thread[k], " + N + "_job_run, &job[k]) == thrd_success;\n";
   c += "      if (!started[k]) fn(m, job[k].start, job[k].end); /* no thread: run it here */\n    }\n";
   c += "    fn(m, 0, (int32_t)(extent / parts));\n";
-  c += "    for (int k = 1; k < parts; ++k)\n      if (started[k]) thrd_join(thread[k], NULL);\n    return;\n  }\n#endif\n";
+  c += "    for (int k = 1; k < parts; ++k)\n      if (started[k]) thrd_join(thread[k], NULL);\n    "
+       "return;\n  }\n#endif\n";
   c += "  (void)parts;\n  fn(m, 0, INT32_MAX);\n}\n\n";
   return c;
 }
@@ -161,7 +163,8 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
     if (b.role == BufferRole::Constant && !b.data.empty())
       c += "static const unsigned char " + N + "_data" + std::to_string(b.id) + "[" +
            std::to_string(b.data.size()) + "] = {" + byte_list(b.data) + "};\n";
-  c += "\nstruct " + N + " {\n  void* buf[" + std::to_string(std::max<size_t>(nbufs, 1)) + "];\n  int threads;\n};\n\n";
+  c += "\nstruct " + N + " {\n  void* buf[" + std::to_string(std::max<size_t>(nbufs, 1)) +
+       "];\n  int threads;\n};\n\n";
   c += "#define " + N + "_MAX_THREADS 256\n";
   c += "static const size_t " + N + "_bytes[" + std::to_string(std::max<size_t>(nbufs, 1)) + "] = {";
   {
@@ -196,7 +199,8 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
     for (const ProgramKernel& k : p.kernels) {
       if (k.init != init) continue;
       if (is_split(k))
-        out += "  " + N + "_split(m, " + N + "_part_" + k.name + ", " + std::to_string(k.global_size.at(0)) + ");\n";
+        out += "  " + N + "_split(m, " + N + "_part_" + k.name + ", " + std::to_string(k.global_size.at(0)) +
+               ");\n";
       else
         out += "  " + call(k, "0", "INT32_MAX") + "\n";
     }
@@ -235,8 +239,10 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
          std::to_string(nb.buffer) + "];\n  }\n";
   }
   c += "  (void)m;\n  (void)name;\n  (void)bytes;\n  return NULL;\n}\n\n";
-  c += "int " + N + "_set_threads(" + N + "* m, int threads) {\n#ifdef __STDC_NO_THREADS__\n  (void)threads;\n  m->threads = 1;\n#else\n";
-  c += "  m->threads = threads < 1 ? 1 : threads > " + N + "_MAX_THREADS ? " + N + "_MAX_THREADS : threads;\n#endif\n  return m->threads;\n}\n";
+  c += "int " + N + "_set_threads(" + N +
+       "* m, int threads) {\n#ifdef __STDC_NO_THREADS__\n  (void)threads;\n  m->threads = 1;\n#else\n";
+  c += "  m->threads = threads < 1 ? 1 : threads > " + N + "_MAX_THREADS ? " + N +
+       "_MAX_THREADS : threads;\n#endif\n  return m->threads;\n}\n";
   return {h, c};
 }
 
