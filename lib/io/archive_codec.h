@@ -262,7 +262,7 @@ template <class A> void put_op(A& ar, const char* name, Op op) {
   if constexpr (kJson<A>)
     field(ar, name, std::string(op_name(op)));
   else
-    field(ar, name, uint8_t(op));
+    field(ar, name, op_code(op));
 }
 template <class A> Op get_op(A& ar, const char* name) {
   return in_leaf(name, [&] {
@@ -273,8 +273,9 @@ template <class A> Op get_op(A& ar, const char* name) {
       return *op;
     } else {
       uint8_t v = get<uint8_t>(ar, name);
-      if (v >= kNumOps) corrupt("op code " + std::to_string(v) + " out of range");
-      return Op(v);
+      std::optional<Op> op = op_from_code(v);
+      if (!op) corrupt("op code " + std::to_string(v) + " out of range");
+      return *op;
     }
   });
 }

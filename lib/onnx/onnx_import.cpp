@@ -26,6 +26,7 @@ const OpTable& op_table() {
     add_indexing_ops(t);
     add_signal_ops(t);
     add_rnn_ops(t);
+    add_grid_sample_ops(t);
     return t;
   }();
   return table;

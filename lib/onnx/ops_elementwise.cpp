@@ -54,6 +54,46 @@ Tensor erf(const Tensor& x) {
 // casts back, so integer division truncates).
 Tensor keep_dtype(const Tensor& r, const Tensor& x) { return r.dtype() == x.dtype() ? r : r.cast(x.dtype()); }
 
+// The determinant of the trailing n x n matrices: Gaussian elimination with partial pivoting,
+// unrolled over the n columns (n is known while importing).
+Tensor determinant(const Tensor& x) {
+  const Shape& s = x.shape();
+  int64_t n = s.back();
+  size_t rank = s.size();
+  Tensor a = x;
+  Tensor rows =
+      Tensor::arange(Scalar::of_int(0), Scalar::of_int(n), Scalar::of_int(1), DType::Int64).reshape({n, 1});
+  Shape batch(s.begin(), s.end() - 2);
+  auto col = [&](const Tensor& m, int64_t k) { // (..., n): column k
+    Padding p(rank, std::nullopt);
+    p.back() = std::pair<int64_t, int64_t>(k, k + 1);
+    return m.shrink(p).squeeze(-1);
+  };
+  auto row = [&](const Tensor& m, const Tensor& pick) { // (..., 1, n): the rows where pick holds
+    return pick.where(m, 0.0).sum(std::vector<int>{int(rank) - 2}, true);
+  };
+  std::optional<Tensor> det;
+  for (int64_t k = 0; k < n; ++k) {
+    // the largest magnitude at or below the diagonal becomes the pivot row
+    Tensor mag = col(a, k).abs().unsqueeze(-1);                           // (..., n, 1)
+    Tensor candidates = rows.ge(Operand(k)).where(mag, -1.0);             // rows above k never win
+    Tensor p = candidates.argmax(int(rank) - 2, true).cast(DType::Int64); // (..., 1, 1)
+    Tensor is_k = rows.eq(Operand(k)), is_p = rows.eq(p);                 // (..., n, 1)
+    Tensor rk = row(a, is_k), rp = row(a, is_p);
+    a = is_k.where(rp, is_p.where(rk, a));
+    Tensor flips = p.eq(Operand(k)).where(1.0, -1.0).reshape(batch);
+    Tensor pivot = col(row(a, is_k), k).reshape(batch);
+    Tensor safe = pivot.eq(0.0).where(1.0, pivot);
+    Shape bs = batch;
+    bs.push_back(1), bs.push_back(1);
+    Tensor factor = col(a, k).unsqueeze(-1).div(safe.reshape(bs)); // (..., n, 1)
+    a = rows.gt(Operand(k)).where(a.sub(factor.mul(row(a, is_k))), a);
+    Tensor step = pivot.mul(flips);
+    det = det ? det->mul(step) : step;
+  }
+  return det ? *det : Tensor::full(batch, Scalar::of_float(1.0), x.dtype());
+}
+
 } // namespace
 
 // A product over axes as a tree of multiplies: the reduced axes become one, padded with 1s to a
@@ -291,6 +331,11 @@ void add_elementwise_ops(OpTable& t) {
 
   // --- products ---
   t["MatMul"] = [](const Node& n) -> Outs { return {n.in(0).matmul(n.in(1))}; };
+  t["Det"] = [](const Node& n) -> Outs {
+    const Shape& s = n.in(0).shape();
+    if (s.size() < 2 || s[s.size() - 1] != s[s.size() - 2]) n.bad("the input must end in square matrices");
+    return {determinant(n.in(0))};
+  };
   t["Gemm"] = [](const Node& n) -> Outs {
     Tensor a = n.attr_int("transA", 0) ? n.in(0).transpose() : n.in(0);
     Tensor b = n.attr_int("transB", 0) ? n.in(1).transpose() : n.in(1);

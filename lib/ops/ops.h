@@ -41,6 +41,10 @@ inline bool is_elementwise(Op op) { return op_kind(op) <= OpKind::Ternary; }
 // "BinaryOps.ADD", "ReduceOps.MAX", "LoadOps.CONST": tinygrad's repr, used in artifacts.
 std::string_view op_name(Op op);
 std::optional<Op> op_from_name(std::string_view name);
+// An op's number in binary artifacts: explicit and fixed, not the enum's position, so adding an
+// op does not change how artifacts encode the others.
+uint8_t op_code(Op op);
+std::optional<Op> op_from_code(uint8_t code);
 // Ops that do not keep f(0) = 0, so padding cannot be pushed through them.
 bool is_unsafe_pad_op(Op op);
 

@@ -729,3 +729,13 @@ TEST(ArtifactValidation, program_needs_a_device) {
   EXPECT_EQ(message_of([&] { read_program(write_program(p)); }),
             "invalid program artifact: device: empty device name");
 }
+
+TEST(ArtifactOps, binary_op_codes_are_fixed_numbers_that_round_trip) {
+  // pinned: a binary artifact written today must read the same after ops are added
+  EXPECT_EQ(op_code(Op::EXP2), 0);
+  EXPECT_EQ(op_code(Op::ADD), 8);
+  EXPECT_EQ(op_code(Op::SUM), 20);
+  EXPECT_EQ(op_code(Op::VIEW), 31);
+  for (int i = 0; i < kNumOps; ++i) EXPECT_EQ(op_from_code(op_code(Op(i))), Op(i));
+  EXPECT_EQ(op_from_code(200), std::nullopt);
+}
