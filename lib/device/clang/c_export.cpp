@@ -39,7 +39,8 @@ public:
     return pun(x, render_dtype(from), render_dtype(to));
   }
   std::string render_prefix(const std::vector<const UOp*>& uops) const override {
-    std::string out = vector_prefix(uops);
+    std::string out = vector_prefix(uops) + half_cast_prefix(uops, pun("%s", "float", "unsigned int"),
+                                                             pun("%s", "unsigned int", "float"));
     if (!uses_dtype(uops, DType::BFloat16)) return out;
     return out + bf16_helpers({"static inline ", "unsigned short", "unsigned int",
                                pun("%s", "unsigned int", "float"), pun("%s", "float", "unsigned int")});

@@ -113,6 +113,33 @@ std::string ClangRenderer::code_for_vector_op(Op op, const std::vector<std::stri
   return CStyleRenderer::code_for_op(op, a, dtype);
 }
 
+// clang 14 lowers a double -> half cast to a call of libgcc's __truncdfhf2, whose _Float16
+// return (xmm0 in GCC 12's ABI) it reads from another register: garbage. tg_d2h takes two steps
+// that give the one correct rounding: double -> float rounded to odd (tg_float_odd: truncate,
+// then set the sticky bit when inexact), then float -> half, which the CPU does inline.
+std::string ClangRenderer::render_cast(const std::string& x, DType from, DType to) const {
+  if (from == DType::Float64 && to == DType::Float16)
+    return "(" + render_dtype(to) + ")tg_float_odd(" + x + ")";
+  return CStyleRenderer::render_cast(x, from, to);
+}
+
+std::string ClangRenderer::half_cast_prefix(const std::vector<const UOp*>& uops, const std::string& bits,
+                                            const std::string& from_bits) const {
+  bool used = false;
+  for (const UOp* u : uops)
+    used |= u->op == UOps::CAST && u->src.size() == 1 && u->dtype == DType::Float16 &&
+            u->src[0]->dtype == DType::Float64;
+  if (!used) return "";
+  auto fill = [](std::string fmt, const std::string& arg) { return fmt.replace(fmt.find("%s"), 2, arg); };
+  return "#ifndef TG_D2H\n#define TG_D2H\nstatic inline float tg_float_odd(double d) {\n  float f = "
+         "(float)d;\n"
+         "  if ((double)f != d && f == f) {\n    if (fabs((double)f) > fabs(d)) f = nextafterf(f, 0.0f);\n"
+         "    unsigned int u = " +
+         fill(bits, "f") + " | 1u;\n    f = " + fill(from_bits, "u") +
+         ";\n  }\n"
+         "  return f;\n}\n#endif\n";
+}
+
 std::string ClangRenderer::vector_prefix(const std::vector<const UOp*>& uops) const {
   std::set<std::pair<DType, int>> vectors;
   for (const UOp* u : uops)
@@ -125,7 +152,9 @@ std::string ClangRenderer::vector_prefix(const std::vector<const UOp*>& uops) co
 }
 
 std::string ClangRenderer::render_prefix(const std::vector<const UOp*>& uops) const {
-  std::string out = "#include <tgmath.h>\n" + vector_prefix(uops);
+  std::string out =
+      "#include <tgmath.h>\n" + vector_prefix(uops) +
+      half_cast_prefix(uops, "__builtin_bit_cast(unsigned int, %s)", "__builtin_bit_cast(float, %s)");
   if (uses_dtype(uops, DType::BFloat16))
     return out + bf16_helpers({"static inline ", "unsigned short", "unsigned int",
                                "__builtin_bit_cast(float, %s)", "__builtin_bit_cast(unsigned int, %s)"});

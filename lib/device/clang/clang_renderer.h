@@ -13,6 +13,7 @@ public:
   std::string render_dtype(DType dtype, bool value = true) const override;
   std::string code_for_op(Op op, const std::vector<std::string>& a, DType dtype) const override;
   std::string render_bitcast(const std::string& x, DType from, DType to) const override;
+  std::string render_cast(const std::string& x, DType from, DType to) const override;
   std::string render_prefix(const std::vector<const UOp*>& uops) const override;
   std::string render_vector_dtype(DType dtype, int lanes) const override;
   std::string render_vector_load(const std::string& buf, DType buf_dtype, const std::string& idx,
@@ -29,6 +30,10 @@ public:
 protected:
   // The typedefs and helpers of the vector types these UOps use (guarded: sources concatenate).
   std::string vector_prefix(const std::vector<const UOp*>& uops) const;
+  // tg_float_odd (double to half in two exact steps) when the UOps cast double to half. `bits` and
+  // `from_bits` are printf formats for float <-> unsigned int bit casts.
+  std::string half_cast_prefix(const std::vector<const UOp*>& uops, const std::string& bits,
+                               const std::string& from_bits) const;
 };
 
 } // namespace tg
