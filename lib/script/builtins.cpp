@@ -285,6 +285,7 @@ Value len_of(Interp& in, const Value& v) {
   case VKind::Tuple:
     return Value::integer(int64_t(v.items().size()));
   case VKind::Str:
+    return Value::integer(int64_t(str_chars(v.s()).size()));
   case VKind::Bytes:
     return Value::integer(int64_t(v.s().size()));
   case VKind::Range:
@@ -740,11 +741,53 @@ void register_pipeline(Registry& r) {
       });
 }
 
+// ord(c): the code point of a one-character str (a UTF-8 sequence of 1 to 4 bytes).
+Value ord_of(const Value& v) {
+  if (v.kind != VKind::Str)
+    raise("TypeError", "ord() expected string of length 1, but " + type_name(v) + " found");
+  std::vector<std::string> chars = str_chars(v.s());
+  if (chars.size() != 1)
+    raise("TypeError",
+          "ord() expected a character, but string of length " + std::to_string(chars.size()) + " found");
+  const std::string& c = chars[0];
+  auto byte = [&](size_t i) { return uint32_t(static_cast<unsigned char>(c[i])); };
+  uint32_t cp = c.size() == 1   ? byte(0)
+                : c.size() == 2 ? byte(0) & 0x1f
+                : c.size() == 3 ? byte(0) & 0x0f
+                                : byte(0) & 0x07;
+  for (size_t i = 1; i < c.size(); ++i) cp = (cp << 6) | (byte(i) & 0x3f);
+  return Value::integer(int64_t(cp));
+}
+
+// chr(i): the one-character str of code point i, UTF-8 encoded.
+Value chr_of(const Value& v) {
+  if (!v.is_intlike())
+    raise("TypeError", "'" + type_name(v) + "' object cannot be interpreted as an integer");
+  int64_t cp = v.as_int();
+  if (cp < 0 || cp > 0x10ffff) raise("ValueError", "chr() arg not in range(0x110000)");
+  std::string s;
+  auto tail = [&](int shift) { s += char(0x80 | ((cp >> shift) & 0x3f)); };
+  if (cp < 0x80) {
+    s += char(cp);
+  } else if (cp < 0x800) {
+    s += char(0xc0 | (cp >> 6)), tail(0);
+  } else if (cp < 0x10000) {
+    s += char(0xe0 | (cp >> 12)), tail(6), tail(0);
+  } else {
+    s += char(0xf0 | (cp >> 18)), tail(12), tail(6), tail(0);
+  }
+  return Value::str(s);
+}
+
 } // namespace
 
 void register_builtins(Registry& r) {
   r.function(
       "len", "obj", +[](Interp& in, Args& a) { return len_of(in, a[0]); });
+  r.function(
+      "ord", "c", +[](Interp&, Args& a) { return ord_of(a[0]); });
+  r.function(
+      "chr", "i", +[](Interp&, Args& a) { return chr_of(a[0]); });
   r.function(
       "range", "*args", +[](Interp&, Args& a) { return make_range(a); });
   r.function(

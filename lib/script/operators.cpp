@@ -485,8 +485,11 @@ Value Interp::subscript(const Value& obj, const Value& index) {
   if (obj.kind == VKind::Dict) return dict_get(obj, index);
   bool seq = obj.is_seq() || obj.kind == VKind::Str || obj.kind == VKind::Bytes || obj.kind == VKind::Range;
   if (!seq) raise("TypeError", "'" + type_name(obj) + "' object is not subscriptable");
+  std::vector<std::string> chars; // a str indexes by character, not byte
+  if (obj.kind == VKind::Str) chars = str_chars(obj.s());
   int64_t n = obj.kind == VKind::Range ? obj.as<RangeObj>().size()
               : obj.is_seq()           ? int64_t(obj.items().size())
+              : obj.kind == VKind::Str ? int64_t(chars.size())
                                        : int64_t(obj.s().size());
   if (index.kind == VKind::Slice) {
     int64_t start, stop, step;
@@ -504,6 +507,8 @@ Value Interp::subscript(const Value& obj, const Value& index) {
     for (int64_t k = start; step > 0 ? k < stop : k > stop; k += step) {
       if (obj.is_seq())
         items.push_back(obj.items()[k]);
+      else if (obj.kind == VKind::Str)
+        s += chars[size_t(k)];
       else
         s += obj.s()[k];
     }
@@ -526,7 +531,7 @@ Value Interp::subscript(const Value& obj, const Value& index) {
   if (obj.kind == VKind::Range) return Value::integer(obj.as<RangeObj>().at(i));
   if (obj.is_seq()) return obj.items()[i];
   if (obj.kind == VKind::Bytes) return Value::integer((unsigned char)obj.s()[i]);
-  return Value::str(std::string(1, obj.s()[i]));
+  return Value::str(chars[size_t(i)]);
 }
 
 std::vector<Value> Interp::iterate(const Value& v) {
@@ -548,7 +553,7 @@ std::vector<Value> Interp::iterate(const Value& v) {
   }
   case VKind::Str: {
     std::vector<Value> out;
-    for (char c : v.s()) out.push_back(Value::str(std::string(1, c)));
+    for (std::string& c : str_chars(v.s())) out.push_back(Value::str(std::move(c)));
     return out;
   }
   case VKind::Bytes: {

@@ -299,4 +299,18 @@ bool values_equal(const Value& a, const Value& b) {
   }
 }
 
+std::vector<std::string> str_chars(const std::string& utf8) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < utf8.size();) {
+    unsigned char c = static_cast<unsigned char>(utf8[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 1;
+    size_t k = 1; // a malformed sequence: each byte its own character
+    while (k < n && i + k < utf8.size() && (static_cast<unsigned char>(utf8[i + k]) >> 6) == 0x2) ++k;
+    if (k < n) n = 1;
+    out.push_back(utf8.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
 } // namespace tg::script

@@ -145,6 +145,9 @@ struct PyError : Error {
 [[noreturn]] void raise(const std::string& kind, const std::string& message);
 
 std::string type_name(const Value& v); // Python's type(v).__name__: 'int', 'Tensor', 'list'
+// A str's characters as Python counts them (code points; the script's strings are UTF-8):
+// len, indexing, slicing and iteration go by these.
+std::vector<std::string> str_chars(const std::string& utf8);
 std::string repr(const Value& v);
 std::string str(const Value& v); // str(): strings without quotes
 // format(v, spec) and "fmt" % args (builtins.cpp)
