@@ -2,6 +2,9 @@
 // LayerNorm2d, GroupNorm, InstanceNorm, Embedding) with 0.9.1's initializers: the same random
 // calls in the same order, so parameters are bit-exact after Tensor::manual_seed (THREEFRY=1).
 // A default-constructed layer has no parameters drawn; set the fields and call it.
+// Each layer's `fields(layer, visit)` calls visit(name, member) for its attributes, named as
+// tinygrad's object has them: the one list the script binding (script/nn_bindings.cpp) reads
+// and writes, so a layer's attributes are written down once.
 #pragma once
 #include <optional>
 #include <vector>
@@ -16,6 +19,10 @@ struct Linear {
   Linear() = default;
   Linear(int64_t in_features, int64_t out_features, bool bias = true);
   Tensor operator()(const Tensor& x) const;
+  template <class L, class V> static void fields(L& l, V&& visit) {
+    visit("weight", l.weight);
+    visit("bias", l.bias);
+  }
 };
 
 struct Conv2d {
@@ -29,6 +36,15 @@ struct Conv2d {
          const IntOrTuple& stride = 1, const IntOrTuple& padding = 0, const IntOrTuple& dilation = 1,
          int64_t groups = 1, bool bias = true);
   Tensor operator()(const Tensor& x) const;
+  template <class L, class V> static void fields(L& c, V&& visit) {
+    visit("kernel_size", c.kernel_size);
+    visit("stride", c.stride);
+    visit("padding", c.padding);
+    visit("dilation", c.dilation);
+    visit("groups", c.groups);
+    visit("weight", c.weight);
+    visit("bias", c.bias);
+  }
 
 protected:
   Conv2d(bool transposed, int64_t in_channels, int64_t out_channels, const IntOrTuple& kernel_size,
@@ -44,6 +60,10 @@ struct ConvTranspose2d : Conv2d {
                   const IntOrTuple& output_padding = 0, const IntOrTuple& dilation = 1, int64_t groups = 1,
                   bool bias = true);
   Tensor operator()(const Tensor& x) const;
+  template <class L, class V> static void fields(L& c, V&& visit) {
+    Conv2d::fields(c, visit);
+    visit("output_padding", c.output_padding);
+  }
 };
 
 // Conv1d / ConvTranspose1d are functions in 0.9.1: a 2d layer with a one-element kernel_size.
@@ -67,6 +87,16 @@ struct BatchNorm2d {
   explicit BatchNorm2d(int64_t sz, double eps = 1e-5, bool affine = true, bool track_running_stats = true,
                        double momentum = 0.1);
   Tensor operator()(const Tensor& x) const;
+  template <class L, class V> static void fields(L& b, V&& visit) {
+    visit("eps", b.eps);
+    visit("track_running_stats", b.track_running_stats);
+    visit("momentum", b.momentum);
+    visit("weight", b.weight);
+    visit("bias", b.bias);
+    visit("running_mean", b.running_mean);
+    visit("running_var", b.running_var);
+    visit("num_batches_tracked", b.num_batches_tracked);
+  }
 };
 using BatchNorm = BatchNorm2d;
 
@@ -79,6 +109,14 @@ struct LayerNorm {
   LayerNorm() = default;
   explicit LayerNorm(const Shape& normalized_shape, double eps = 1e-5, bool elementwise_affine = true);
   Tensor operator()(const Tensor& x) const;
+  template <class L, class V> static void fields(L& l, V&& visit) {
+    visit("normalized_shape", l.normalized_shape);
+    visit("axis", l.axis);
+    visit("eps", l.eps);
+    visit("elementwise_affine", l.elementwise_affine);
+    visit("weight", l.weight);
+    visit("bias", l.bias);
+  }
 };
 
 struct LayerNorm2d : LayerNorm {
@@ -93,6 +131,13 @@ struct GroupNorm {
   GroupNorm() = default;
   GroupNorm(int64_t num_groups, int64_t num_channels, double eps = 1e-5, bool affine = true);
   Tensor operator()(const Tensor& x) const;
+  template <class L, class V> static void fields(L& g, V&& visit) {
+    visit("num_groups", g.num_groups);
+    visit("num_channels", g.num_channels);
+    visit("eps", g.eps);
+    visit("weight", g.weight);
+    visit("bias", g.bias);
+  }
 };
 
 struct InstanceNorm {
@@ -102,6 +147,12 @@ struct InstanceNorm {
   InstanceNorm() = default;
   explicit InstanceNorm(int64_t num_features, double eps = 1e-5, bool affine = true);
   Tensor operator()(const Tensor& x) const;
+  template <class L, class V> static void fields(L& g, V&& visit) {
+    visit("num_features", g.num_features);
+    visit("eps", g.eps);
+    visit("weight", g.weight);
+    visit("bias", g.bias);
+  }
 };
 
 struct Embedding {
@@ -110,6 +161,11 @@ struct Embedding {
   Embedding() = default;
   Embedding(int64_t vocab_size, int64_t embed_size);
   Tensor operator()(const Tensor& idx) const;
+  template <class L, class V> static void fields(L& e, V&& visit) {
+    visit("vocab_sz", e.vocab_sz);
+    visit("embed_sz", e.embed_sz);
+    visit("weight", e.weight);
+  }
 };
 
 } // namespace tg::nn

@@ -1,6 +1,10 @@
 // tinygrad.nn 0.9.1's layers as the script sees them: `nn.Linear(4, 8)` makes an object whose
 // attributes (weight, bias, running_mean, eps, ...) are readable and assignable like Python's,
-// and calling it runs the lib/nn layer built from those attributes.
+// and calling it runs the lib/nn layer built from those attributes. The attributes are each
+// layer's `fields` list (nn/layers.h); this file only converts them and maps __init__'s
+// arguments to the C++ constructor.
+#include <algorithm>
+
 #include "nn/layers.h"
 #include "script/interp.h"
 
@@ -41,218 +45,53 @@ const Value& get(const ModuleObj& m, const char* name) {
   if (it == m.attrs.end()) raise("AttributeError", "'" + m.name + "' object has no attribute '" + name + "'");
   return it->second;
 }
-Tensor get_t(const ModuleObj& m, const char* name) { return to_tensor(get(m, name), name); }
-std::optional<Tensor> get_opt_t(const ModuleObj& m, const char* name) {
-  const Value& v = get(m, name);
-  if (v.is_none()) return std::nullopt;
-  return to_tensor(v, name);
-}
-int64_t get_i(const ModuleObj& m, const char* name) { return to_index(get(m, name)); }
-double get_f(const ModuleObj& m, const char* name) { return to_double(get(m, name), name); }
+// A layer attribute as the script sees it, and back (the field types nn::*::fields lists).
+Value to_value(const Tensor& t) { return T(t); }
+Value to_value(const std::optional<Tensor>& t) { return opt_T(t); }
+Value to_value(const IntOrTuple& v) { return v.is_int ? Value::integer(v.values[0]) : ints(v.values); }
+Value to_value(const std::vector<int64_t>& v) { return ints(v); }
+Value to_value(const std::vector<int>& v) { return ints(v); }
+Value to_value(int64_t v) { return Value::integer(v); }
+Value to_value(double v) { return Value::floating(v); }
+Value to_value(bool v) { return Value::boolean(v); }
 
-// Binds __call__(self, x) and returns (layer object, x).
-Tensor call_arg(const ModuleObj& m, CallArgs& args) {
-  static const ParamSpec spec = ParamSpec::parse("x");
+void from_value(const Value& v, const char* name, Tensor& out) { out = to_tensor(v, name); }
+void from_value(const Value& v, const char* name, std::optional<Tensor>& out) {
+  out = v.is_none() ? std::nullopt : std::optional<Tensor>(to_tensor(v, name));
+}
+void from_value(const Value& v, const char*, IntOrTuple& out) { out = int_or_tuple(v); }
+void from_value(const Value& v, const char*, std::vector<int64_t>& out) { out = to_shape(v); }
+void from_value(const Value& v, const char*, std::vector<int>& out) { out = to_ints(v); }
+void from_value(const Value& v, const char*, int64_t& out) { out = to_index(v); }
+void from_value(const Value& v, const char* name, double& out) { out = to_double(v, name); }
+void from_value(const Value& v, const char*, bool& out) { out = truthy(v); }
+
+// __call__(self, x): the layer rebuilt from the object's attributes (which the script may have
+// reassigned), then called. Embedding's argument is named idx, as tinygrad's.
+template <class L> Value call_layer(Interp&, const Value& self, CallArgs& args) {
+  auto& m = self.as<ModuleObj>();
+  static const ParamSpec spec = ParamSpec::parse(std::is_same_v<L, nn::Embedding> ? "idx" : "x");
   std::vector<Value> bound;
   bind_arguments(m.name + ".__call__", spec, args, bound);
-  return to_tensor(bound[0], "x");
+  L layer;
+  L::fields(layer, [&](const char* name, auto& member) { from_value(get(m, name), name, member); });
+  return T(layer(to_tensor(bound[0], std::is_same_v<L, nn::Embedding> ? "idx" : "x")));
 }
 
-// ---- Linear ----
-Value linear_call(Interp&, const Value& self, CallArgs& args) {
-  auto& m = self.as<ModuleObj>();
-  Tensor x = call_arg(m, args);
-  nn::Linear l;
-  l.weight = get_t(m, "weight");
-  l.bias = get_opt_t(m, "bias");
-  return T(l(x));
-}
-Value linear_new(Interp&, Args& a) {
-  nn::Linear l(to_index(a[0]), to_index(a[1]), truthy(a[2]));
-  auto m = instance("Linear", linear_call);
-  set(*m, "weight", T(l.weight));
-  set(*m, "bias", opt_T(l.bias));
-  return Value::of(VKind::Module, m);
-}
-
-// ---- Conv2d / ConvTranspose2d (and the 1d functions) ----
-void conv_fields(const ModuleObj& m, nn::Conv2d& c) {
-  c.stride = int_or_tuple(get(m, "stride"));
-  c.padding = int_or_tuple(get(m, "padding"));
-  c.dilation = int_or_tuple(get(m, "dilation"));
-  c.groups = get_i(m, "groups");
-  c.weight = get_t(m, "weight");
-  c.bias = get_opt_t(m, "bias");
-}
-Value conv_call(Interp&, const Value& self, CallArgs& args) {
-  auto& m = self.as<ModuleObj>();
-  Tensor x = call_arg(m, args);
-  nn::Conv2d c;
-  conv_fields(m, c);
-  return T(c(x));
-}
-Value convt_call(Interp&, const Value& self, CallArgs& args) {
-  auto& m = self.as<ModuleObj>();
-  Tensor x = call_arg(m, args);
-  nn::ConvTranspose2d c;
-  conv_fields(m, c);
-  c.output_padding = int_or_tuple(get(m, "output_padding"));
-  return T(c(x));
-}
-// args: in, out, kernel_size, stride, padding, [output_padding,] dilation, groups, bias
-Value conv_new(const Args& a, bool transposed, bool one_d) {
-  IntOrTuple ks = one_d ? IntOrTuple(std::vector<int64_t>{to_index(a[2])}) : int_or_tuple(a[2]);
-  size_t d = transposed ? 6 : 5; // index of dilation
-  auto m = instance(transposed ? "ConvTranspose2d" : "Conv2d", transposed ? convt_call : conv_call);
-  const nn::Conv2d* c;
-  std::optional<nn::Conv2d> plain;
-  std::optional<nn::ConvTranspose2d> tr;
-  if (transposed) {
-    tr.emplace(to_index(a[0]), to_index(a[1]), ks, int_or_tuple(a[3]), int_or_tuple(a[4]), int_or_tuple(a[5]),
-               int_or_tuple(a[d]), to_index(a[d + 1]), truthy(a[d + 2]));
-    c = &*tr;
-    set(*m, "output_padding", a[5]);
-  } else {
-    plain.emplace(to_index(a[0]), to_index(a[1]), ks, int_or_tuple(a[3]), int_or_tuple(a[4]),
-                  int_or_tuple(a[d]), to_index(a[d + 1]), truthy(a[d + 2]));
-    c = &*plain;
-  }
-  set(*m, "kernel_size", ints(c->kernel_size));
-  set(*m, "stride", a[3]);
-  set(*m, "padding", a[4]);
-  set(*m, "dilation", a[d]);
-  set(*m, "groups", a[d + 1]);
-  set(*m, "weight", T(c->weight));
-  set(*m, "bias", opt_T(c->bias));
-  return Value::of(VKind::Module, m);
-}
-
-// ---- BatchNorm2d ----
-Value batchnorm_call(Interp&, const Value& self, CallArgs& args) {
-  auto& m = self.as<ModuleObj>();
-  Tensor x = call_arg(m, args);
-  nn::BatchNorm2d b;
-  b.eps = get_f(m, "eps");
-  b.momentum = get_f(m, "momentum");
-  b.track_running_stats = truthy(get(m, "track_running_stats"));
-  b.weight = get_opt_t(m, "weight");
-  b.bias = get_opt_t(m, "bias");
-  b.running_mean = get_t(m, "running_mean");
-  b.running_var = get_t(m, "running_var");
-  b.num_batches_tracked = get_t(m, "num_batches_tracked");
-  return T(b(x));
-}
-Value batchnorm_new(Interp&, Args& a) {
-  nn::BatchNorm2d b(to_index(a[0]), to_double(a[1], "eps"), truthy(a[2]), truthy(a[3]),
-                    to_double(a[4], "momentum"));
-  auto m = instance("BatchNorm2d", batchnorm_call);
-  set(*m, "eps", a[1]);
-  set(*m, "track_running_stats", a[3]);
-  set(*m, "momentum", a[4]);
-  set(*m, "weight", opt_T(b.weight));
-  set(*m, "bias", opt_T(b.bias));
-  set(*m, "running_mean", T(b.running_mean));
-  set(*m, "running_var", T(b.running_var));
-  set(*m, "num_batches_tracked", T(b.num_batches_tracked));
-  return Value::of(VKind::Module, m);
-}
-
-// ---- LayerNorm / LayerNorm2d ----
-void layernorm_fields(const ModuleObj& m, nn::LayerNorm& l) {
-  l.normalized_shape = to_shape(get(m, "normalized_shape"));
-  l.axis = to_ints(get(m, "axis"));
-  l.eps = get_f(m, "eps");
-  l.elementwise_affine = truthy(get(m, "elementwise_affine"));
-  l.weight = get_opt_t(m, "weight");
-  l.bias = get_opt_t(m, "bias");
-}
-Value layernorm_call(Interp&, const Value& self, CallArgs& args) {
-  auto& m = self.as<ModuleObj>();
-  Tensor x = call_arg(m, args);
-  nn::LayerNorm l;
-  layernorm_fields(m, l);
-  return T(l(x));
-}
-Value layernorm2d_call(Interp&, const Value& self, CallArgs& args) {
-  auto& m = self.as<ModuleObj>();
-  Tensor x = call_arg(m, args);
-  nn::LayerNorm2d l;
-  layernorm_fields(m, l);
-  return T(l(x));
-}
-Value layernorm_new(const Args& a, bool two_d) {
-  Shape ns = a[0].is_seq() ? to_shape(a[0]) : Shape{to_index(a[0])};
-  nn::LayerNorm l(ns, to_double(a[1], "eps"), truthy(a[2]));
-  auto m = two_d ? instance("LayerNorm2d", layernorm2d_call) : instance("LayerNorm", layernorm_call);
-  set(*m, "normalized_shape", ints(l.normalized_shape));
-  set(*m, "axis", ints(l.axis));
-  set(*m, "eps", a[1]);
-  set(*m, "elementwise_affine", a[2]);
-  set(*m, "weight", opt_T(l.weight));
-  set(*m, "bias", opt_T(l.bias));
-  return Value::of(VKind::Module, m);
-}
-
-// ---- GroupNorm / InstanceNorm ----
-Value groupnorm_call(Interp&, const Value& self, CallArgs& args) {
-  auto& m = self.as<ModuleObj>();
-  Tensor x = call_arg(m, args);
-  nn::GroupNorm g;
-  g.num_groups = get_i(m, "num_groups");
-  g.num_channels = get_i(m, "num_channels");
-  g.eps = get_f(m, "eps");
-  g.weight = get_opt_t(m, "weight");
-  g.bias = get_opt_t(m, "bias");
-  return T(g(x));
-}
-Value groupnorm_new(Interp&, Args& a) {
-  nn::GroupNorm g(to_index(a[0]), to_index(a[1]), to_double(a[2], "eps"), truthy(a[3]));
-  auto m = instance("GroupNorm", groupnorm_call);
-  set(*m, "num_groups", a[0]);
-  set(*m, "num_channels", a[1]);
-  set(*m, "eps", a[2]);
-  set(*m, "weight", opt_T(g.weight));
-  set(*m, "bias", opt_T(g.bias));
-  return Value::of(VKind::Module, m);
-}
-Value instancenorm_call(Interp&, const Value& self, CallArgs& args) {
-  auto& m = self.as<ModuleObj>();
-  Tensor x = call_arg(m, args);
-  nn::InstanceNorm g;
-  g.num_features = get_i(m, "num_features");
-  g.eps = get_f(m, "eps");
-  g.weight = get_opt_t(m, "weight");
-  g.bias = get_opt_t(m, "bias");
-  return T(g(x));
-}
-Value instancenorm_new(Interp&, Args& a) {
-  nn::InstanceNorm g(to_index(a[0]), to_double(a[1], "eps"), truthy(a[2]));
-  auto m = instance("InstanceNorm", instancenorm_call);
-  set(*m, "num_features", a[0]);
-  set(*m, "eps", a[1]);
-  set(*m, "weight", opt_T(g.weight));
-  set(*m, "bias", opt_T(g.bias));
-  return Value::of(VKind::Module, m);
-}
-
-// ---- Embedding ----
-Value embedding_call(Interp&, const Value& self, CallArgs& args) {
-  auto& m = self.as<ModuleObj>();
-  static const ParamSpec spec = ParamSpec::parse("idx");
-  std::vector<Value> bound;
-  bind_arguments("Embedding.__call__", spec, args, bound);
-  nn::Embedding e;
-  e.vocab_sz = get_i(m, "vocab_sz");
-  e.embed_sz = get_i(m, "embed_sz");
-  e.weight = get_t(m, "weight");
-  return T(e(to_tensor(bound[0], "idx")));
-}
-Value embedding_new(Interp&, Args& a) {
-  nn::Embedding e(to_index(a[0]), to_index(a[1]));
-  auto m = instance("Embedding", embedding_call);
-  set(*m, "vocab_sz", a[0]);
-  set(*m, "embed_sz", a[1]);
-  set(*m, "weight", T(e.weight));
+// A new layer object: its attributes are the constructed layer's fields, except that a scalar
+// or int-or-tuple field named like an __init__ parameter keeps the value as given (tinygrad
+// stores `stride=[1, 2]` as that list and `eps=1` as that int; kernel_size it makes a tuple).
+template <class L>
+Value layer_object(const char* name, const L& layer, const char* init_spec, const Args& given) {
+  auto m = instance(name, call_layer<L>);
+  ParamSpec spec = ParamSpec::parse(init_spec);
+  L::fields(layer, [&](const char* field, const auto& member) {
+    using F = std::decay_t<decltype(member)>;
+    constexpr bool as_given = std::is_same_v<F, IntOrTuple> || std::is_arithmetic_v<F>;
+    auto at = std::find(spec.names.begin(), spec.names.end(), intern(field));
+    set(*m, field,
+        as_given && at != spec.names.end() ? given[size_t(at - spec.names.begin())] : to_value(member));
+  });
   return Value::of(VKind::Module, m);
 }
 
@@ -260,6 +99,36 @@ const char* const kConv =
     "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True";
 const char* const kConvT = "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, "
                            "dilation=1, groups=1, bias=True";
+const char* const kLinear = "in_features, out_features, bias=True";
+const char* const kBatchNorm = "sz, eps=1e-05, affine=True, track_running_stats=True, momentum=0.1";
+const char* const kLayerNorm = "normalized_shape, eps=1e-05, elementwise_affine=True";
+const char* const kGroupNorm = "num_groups, num_channels, eps=1e-05, affine=True";
+const char* const kInstanceNorm = "num_features, eps=1e-05, affine=True";
+const char* const kEmbedding = "vocab_size, embed_size";
+
+// args: in, out, kernel_size, stride, padding, [output_padding,] dilation, groups, bias
+Value conv_new(const Args& a, bool transposed, bool one_d) {
+  IntOrTuple ks = one_d ? IntOrTuple(std::vector<int64_t>{to_index(a[2])}) : int_or_tuple(a[2]);
+  size_t d = transposed ? 6 : 5; // index of dilation
+  if (transposed)
+    return layer_object("ConvTranspose2d",
+                        nn::ConvTranspose2d(to_index(a[0]), to_index(a[1]), ks, int_or_tuple(a[3]),
+                                            int_or_tuple(a[4]), int_or_tuple(a[5]), int_or_tuple(a[d]),
+                                            to_index(a[d + 1]), truthy(a[d + 2])),
+                        kConvT, a);
+  return layer_object("Conv2d",
+                      nn::Conv2d(to_index(a[0]), to_index(a[1]), ks, int_or_tuple(a[3]), int_or_tuple(a[4]),
+                                 int_or_tuple(a[d]), to_index(a[d + 1]), truthy(a[d + 2])),
+                      kConv, a);
+}
+
+Value layernorm_new(const Args& a, bool two_d) {
+  Shape ns = a[0].is_seq() ? to_shape(a[0]) : Shape{to_index(a[0])};
+  if (two_d)
+    return layer_object("LayerNorm2d", nn::LayerNorm2d(ns, to_double(a[1], "eps"), truthy(a[2])), kLayerNorm,
+                        a);
+  return layer_object("LayerNorm", nn::LayerNorm(ns, to_double(a[1], "eps"), truthy(a[2])), kLayerNorm, a);
+}
 
 } // namespace
 
@@ -269,7 +138,10 @@ void register_nn(Registry& r) {
     r.add(qualname, spec, fn);
     mod.attrs[intern(name)] = Value::of(VKind::Builtin, r.owned.back());
   };
-  add("Linear", "Linear.__init__", "in_features, out_features, bias=True", linear_new);
+  add(
+      "Linear", "Linear.__init__", kLinear, +[](Interp&, Args& a) {
+        return layer_object("Linear", nn::Linear(to_index(a[0]), to_index(a[1]), truthy(a[2])), kLinear, a);
+      });
   add(
       "Conv2d", "Conv2d.__init__", kConv, +[](Interp&, Args& a) { return conv_new(a, false, false); });
   add(
@@ -280,17 +152,35 @@ void register_nn(Registry& r) {
   add(
       "ConvTranspose1d", "ConvTranspose1d", kConvT,
       +[](Interp&, Args& a) { return conv_new(a, true, true); });
-  add("BatchNorm2d", "BatchNorm2d.__init__",
-      "sz, eps=1e-05, affine=True, track_running_stats=True, momentum=0.1", batchnorm_new);
   add(
-      "LayerNorm", "LayerNorm.__init__", "normalized_shape, eps=1e-05, elementwise_affine=True",
+      "BatchNorm2d", "BatchNorm2d.__init__", kBatchNorm, +[](Interp&, Args& a) {
+        return layer_object("BatchNorm2d",
+                            nn::BatchNorm2d(to_index(a[0]), to_double(a[1], "eps"), truthy(a[2]),
+                                            truthy(a[3]), to_double(a[4], "momentum")),
+                            kBatchNorm, a);
+      });
+  add(
+      "LayerNorm", "LayerNorm.__init__", kLayerNorm,
       +[](Interp&, Args& a) { return layernorm_new(a, false); });
   add(
-      "LayerNorm2d", "LayerNorm2d.__init__", "normalized_shape, eps=1e-05, elementwise_affine=True",
+      "LayerNorm2d", "LayerNorm2d.__init__", kLayerNorm,
       +[](Interp&, Args& a) { return layernorm_new(a, true); });
-  add("GroupNorm", "GroupNorm.__init__", "num_groups, num_channels, eps=1e-05, affine=True", groupnorm_new);
-  add("InstanceNorm", "InstanceNorm.__init__", "num_features, eps=1e-05, affine=True", instancenorm_new);
-  add("Embedding", "Embedding.__init__", "vocab_size, embed_size", embedding_new);
+  add(
+      "GroupNorm", "GroupNorm.__init__", kGroupNorm, +[](Interp&, Args& a) {
+        return layer_object(
+            "GroupNorm", nn::GroupNorm(to_index(a[0]), to_index(a[1]), to_double(a[2], "eps"), truthy(a[3])),
+            kGroupNorm, a);
+      });
+  add(
+      "InstanceNorm", "InstanceNorm.__init__", kInstanceNorm, +[](Interp&, Args& a) {
+        return layer_object("InstanceNorm",
+                            nn::InstanceNorm(to_index(a[0]), to_double(a[1], "eps"), truthy(a[2])),
+                            kInstanceNorm, a);
+      });
+  add(
+      "Embedding", "Embedding.__init__", kEmbedding, +[](Interp&, Args& a) {
+        return layer_object("Embedding", nn::Embedding(to_index(a[0]), to_index(a[1])), kEmbedding, a);
+      });
 }
 
 } // namespace tg::script
