@@ -175,6 +175,14 @@ std::optional<Known> fold_known(const Node& n, const Tensor& out) {
         if (max ? v.as_double() > best.as_double() : v.as_double() < best.as_double()) best = v;
       return best;
     });
+  if (op == "Ceil" || op == "Floor" || op == "Relu")
+    return elementwise(in, out, [&op, dt](const std::vector<Scalar>& a) {
+      if (!is_float(dt)) return op == "Relu" ? Scalar::of_int(std::max<int64_t>(a[0].as_int(), 0)) : a[0];
+      double x = a[0].as_double();
+      return Scalar::of_float(op == "Ceil"    ? std::ceil(x)
+                              : op == "Floor" ? std::floor(x)
+                                              : (x > 0 ? x : 0.0));
+    });
   if (op == "Where")
     return elementwise(in, out,
                        [](const std::vector<Scalar>& a) { return a[0].as_double() != 0 ? a[1] : a[2]; });

@@ -101,6 +101,22 @@ std::optional<Known> Node::attr_tensor(const std::string& name) const {
   return known_of(a->t(), file());
 }
 
+const onnx::GraphProto& Node::attr_graph(const std::string& name) const {
+  const auto* a = attr(name);
+  if (!a || !a->has_g()) bad("the graph attribute '" + name + "' is missing");
+  return a->g();
+}
+
+GraphOutputs Node::run_graph(const onnx::GraphProto& graph, const std::vector<Tensor>& inputs,
+                             const std::vector<std::optional<Known>>& known) const {
+  if (graph.input_size() != int(inputs.size()))
+    bad("its subgraph takes " + std::to_string(graph.input_size()) + " inputs, not " +
+        std::to_string(inputs.size()));
+  std::vector<std::optional<Known>> k = known;
+  k.resize(inputs.size());
+  return state_.run_subgraph(graph, inputs, k);
+}
+
 std::optional<std::vector<int64_t>> Node::axes_arg(int i) const {
   if (auto a = attr_ints("axes")) return a;
   if (has_input(i)) return known(i).ints();

@@ -16,9 +16,16 @@
 namespace onnx {
 class NodeProto;
 class AttributeProto;
+class GraphProto;
 } // namespace onnx
 
 namespace tg {
+
+// A subgraph's outputs, and which of them are known while importing.
+struct GraphOutputs {
+  std::vector<Tensor> values;
+  std::vector<std::optional<Known>> known;
+};
 
 // What the importer knows so far: every computed value, and those known while importing.
 struct ImportState {
@@ -28,6 +35,11 @@ struct ImportState {
   std::map<std::string, Known> known;
   // the graph input each unknown value is computed from (the first one found), for errors
   std::map<std::string, std::string> source_input;
+  // Imports a subgraph (If's branches, Loop's and Scan's bodies) with its inputs bound, in a
+  // scope that sees the enclosing values; returns its outputs.
+  std::function<GraphOutputs(const onnx::GraphProto&, const std::vector<Tensor>&,
+                             const std::vector<std::optional<Known>>&)>
+      run_subgraph;
 };
 
 class Node {
@@ -63,6 +75,11 @@ public:
   std::optional<std::vector<double>> attr_floats(const std::string& name) const;
   std::vector<std::string> attr_strings(const std::string& name) const;
   std::optional<Known> attr_tensor(const std::string& name) const;
+  // A graph attribute (If's branches, Loop's and Scan's body); a missing one is an error.
+  const onnx::GraphProto& attr_graph(const std::string& name) const;
+  // Imports `graph` with its inputs bound to `inputs` (each known too where `known` says).
+  GraphOutputs run_graph(const onnx::GraphProto& graph, const std::vector<Tensor>& inputs,
+                         const std::vector<std::optional<Known>>& known = {}) const;
   // axes from an attribute (older opsets) or from input i (newer ones)
   std::optional<std::vector<int64_t>> axes_arg(int i) const;
 
@@ -103,6 +120,7 @@ void add_indexing_ops(OpTable& t);
 void add_signal_ops(OpTable& t);
 void add_rnn_ops(OpTable& t);
 void add_grid_sample_ops(OpTable& t);
+void add_control_ops(OpTable& t);
 
 // The value of the node's first output (computed as `out`) when every input is known, the op
 // is one of the cheap ones shapes are computed with (Cast, arithmetic, Concat, Gather, Reshape,

@@ -27,6 +27,7 @@ const OpTable& op_table() {
     add_signal_ops(t);
     add_rnn_ops(t);
     add_grid_sample_ops(t);
+    add_control_ops(t);
     return t;
   }();
   return table;
@@ -44,6 +45,10 @@ public:
     state_.file = std::move(filename);
     for (const auto& o : model.opset_import())
       if (o.domain().empty() || o.domain() == "ai.onnx") state_.opset = int(o.version());
+    state_.run_subgraph = [this](const onnx::GraphProto& g, const std::vector<Tensor>& inputs,
+                                 const std::vector<std::optional<Known>>& known) {
+      return run_subgraph(g, inputs, known);
+    };
   }
 
   Graph run() {
@@ -99,6 +104,40 @@ public:
   }
 
 private:
+  // A subgraph in its own scope: it sees the enclosing values, and what it defines is gone after.
+  GraphOutputs run_subgraph(const onnx::GraphProto& g, const std::vector<Tensor>& inputs,
+                            const std::vector<std::optional<Known>>& known) {
+    auto values = state_.values;
+    auto knowns = state_.known;
+    auto sources = state_.source_input;
+    for (const onnx::TensorProto& init : g.initializer()) {
+      Known k = known_of(init, state_.file);
+      state_.values[init.name()] = tensor_of(k);
+      state_.known[init.name()] = std::move(k);
+    }
+    for (int i = 0; i < g.input_size(); ++i) {
+      const std::string& name = g.input(i).name();
+      state_.values[name] = inputs[size_t(i)];
+      if (known[size_t(i)])
+        state_.known[name] = *known[size_t(i)];
+      else
+        state_.known.erase(name);
+    }
+    for (const onnx::NodeProto& proto : g.node()) apply(proto);
+    GraphOutputs outs;
+    for (const onnx::ValueInfoProto& o : g.output()) {
+      auto it = state_.values.find(o.name());
+      if (it == state_.values.end())
+        fail("ValueError", state_.file + ": subgraph output '" + o.name() + "' is never computed");
+      outs.values.push_back(it->second);
+      auto k = state_.known.find(o.name()); // a Loop's condition, for one
+      outs.known.push_back(k == state_.known.end() ? std::nullopt : std::optional<Known>(k->second));
+    }
+    state_.values = std::move(values), state_.known = std::move(knowns),
+    state_.source_input = std::move(sources);
+    return outs;
+  }
+
   void apply(const onnx::NodeProto& proto) {
     Node n(proto, state_);
     if (!imported_domain(proto.domain())) n.bad("domain '" + proto.domain() + "' is not imported");

@@ -63,6 +63,17 @@ def cases():
   yield "det_batched_4x4_needs_pivoting", ("Det", {"x": np.concatenate([rnd(3, 4, 4), np.array([[[0, 1, 2, 3], [1, 0, 5, 2], [4, 2, 0, 1], [3, 3, 3, 0]]], F)])}, {}, ["y"], {}, 13)
   yield "dft_onesided_length", ("DFT", {"x": rnd(2, 12, 3, 1)}, {"dft_length": np.array(9, np.int64)}, ["y"], dict(axis=1, onesided=1), 17)
   yield "dft_inverse_complex_axis2", ("DFT", {"x": rnd(2, 3, 8, 2)}, {}, ["y"], dict(axis=2, inverse=1), 17)
+  # control flow: an If on data (both branches, chosen per run), a Scan backwards over axis 1
+  xa = rnd(3, 4)
+  then_g = helper.make_graph([helper.make_node("Mul", ["a", "two"], ["t"])], "then", [],
+                             [helper.make_tensor_value_info("t", T.FLOAT, [3, 4])], [numpy_helper.from_array(F(2), "two")])
+  else_g = helper.make_graph([helper.make_node("Neg", ["a"], ["e"])], "else", [], [helper.make_tensor_value_info("e", T.FLOAT, [3, 4])])
+  yield "if_condition_from_data", ("If", {"c": np.array(False), "a": xa}, {}, ["y"], dict(then_branch=then_g, else_branch=else_g), 13)
+  body = helper.make_graph([helper.make_node("Add", ["s_in", "x_t"], ["s_out"]), helper.make_node("Mul", ["s_out", "x_t"], ["y_t"])], "body",
+                           [helper.make_tensor_value_info("s_in", T.FLOAT, [3]), helper.make_tensor_value_info("x_t", T.FLOAT, [3])],
+                           [helper.make_tensor_value_info("s_out", T.FLOAT, [3]), helper.make_tensor_value_info("y_t", T.FLOAT, [3])])
+  yield "scan_reverse_axis1", ("Scan", {"s": rnd(3), "x": rnd(3, 5)}, {}, ["s_final", "ys"],
+                               dict(body=body, num_scan_inputs=1, scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1]), 16)
   yield "qlinear_matmul_int8", ("QLinearMatMul", {"a": R.integers(-128, 127, (3, 4)).astype(np.int8), "b": R.integers(-128, 127, (4, 5)).astype(np.int8)},
                                 {"a_scale": F(0.02), "a_zero_point": np.int8(3), "b_scale": F(0.03), "b_zero_point": np.int8(-2), "y_scale": F(0.5), "y_zero_point": np.int8(1)}, ["y"], {}, 13)
 
@@ -84,7 +95,7 @@ def run_case(bindir, name, case, tmp):
                  "Resize": ["X", "roi", "scales", "sizes"], "ScatterElements": ["data", "indices", "updates"],
                  "ScatterND": ["data", "indices", "updates"], "GatherND": ["data", "indices"], "TopK": ["X", "K"],
                  "ConvTranspose": ["X", "W", "B"], "Pad": ["x", "pads", "constant_value", "axes"], "ReduceProd": ["x", "axes"],
-                 "GridSample": ["X", "Grid"], "DFT": ["x", "dft_length"],
+                 "GridSample": ["X", "Grid"], "If": ["c"], "Scan": ["s", "x"], "DFT": ["x", "dft_length"],
                  "QLinearMatMul": ["a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"]}.get(op, list(ins))
   names = [n if n in ins or n in inits else "" for n in node_inputs]
   while names and not names[-1]: names.pop()
