@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <set>
 
 #include "lazy/lazybuffer.h"
 #include "onnx/node.h"
@@ -142,7 +143,13 @@ private:
     Node n(proto, state_);
     if (!imported_domain(proto.domain())) n.bad("domain '" + proto.domain() + "' is not imported");
     auto op = op_table().find(proto.op_type());
-    if (op == op_table().end()) n.bad("op '" + proto.op_type() + "' is not imported by tg");
+    if (op == op_table().end()) {
+      static const std::set<std::string> data_shaped{"NonZero", "Unique", "NonMaxSuppression"};
+      n.bad("op '" + proto.op_type() + "' is not imported by tg" +
+            (data_shaped.count(proto.op_type())
+                 ? ": its output's shape depends on the values, and tg's graphs have static shapes"
+                 : ""));
+    }
     std::vector<Tensor> outs = op->second(n);
     for (int i = 0; i < proto.output_size() && i < int(outs.size()); ++i)
       if (!proto.output(i).empty()) state_.values[proto.output(i)] = outs[size_t(i)];
