@@ -121,6 +121,7 @@ void add_signal_ops(OpTable& t);
 void add_rnn_ops(OpTable& t);
 void add_grid_sample_ops(OpTable& t);
 void add_control_ops(OpTable& t);
+void add_random_ops(OpTable& t);
 
 // The value of the node's first output (computed as `out`) when every input is known, the op
 // is one of the cheap ones shapes are computed with (Cast, arithmetic, Concat, Gather, Reshape,

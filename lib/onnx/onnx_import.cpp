@@ -29,6 +29,7 @@ const OpTable& op_table() {
     add_rnn_ops(t);
     add_grid_sample_ops(t);
     add_control_ops(t);
+    add_random_ops(t);
     return t;
   }();
   return table;

@@ -2,6 +2,8 @@
 // RandomState uses. See mt19937.h.
 #include "random/mt19937.h"
 
+#include <cmath>
+
 namespace tg {
 
 Mt19937::Mt19937(uint32_t seed) {
@@ -24,6 +26,22 @@ uint32_t Mt19937::next32() {
   y ^= (y << 15) & 0xefc60000u;
   y ^= y >> 18;
   return y;
+}
+
+double Mt19937::gauss() {
+  if (has_gauss_) {
+    has_gauss_ = false;
+    return gauss_;
+  }
+  double x1, x2, r2;
+  do {
+    x1 = 2.0 * random_sample() - 1.0;
+    x2 = 2.0 * random_sample() - 1.0;
+    r2 = x1 * x1 + x2 * x2;
+  } while (r2 >= 1.0 || r2 == 0.0);
+  double f = std::sqrt(-2.0 * std::log(r2) / r2);
+  gauss_ = f * x1, has_gauss_ = true;
+  return f * x2;
 }
 
 } // namespace tg

@@ -17,9 +17,15 @@ public:
     return (double(a) * 67108864.0 + double(b)) / 9007199254740992.0;
   }
 
+  // numpy's legacy_gauss: the polar method, two normals per accepted pair, the second kept for
+  // the next call (RandomState.standard_normal / normal).
+  double gauss();
+
 private:
   std::array<uint32_t, 624> mt_;
   int pos_;
+  bool has_gauss_ = false;
+  double gauss_ = 0.0;
 };
 
 } // namespace tg

@@ -74,14 +74,19 @@ def cases():
                            [helper.make_tensor_value_info("s_out", T.FLOAT, [3]), helper.make_tensor_value_info("y_t", T.FLOAT, [3])])
   yield "scan_reverse_axis1", ("Scan", {"s": rnd(3), "x": rnd(3, 5)}, {}, ["s_final", "ys"],
                                dict(body=body, num_scan_inputs=1, scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1]), 16)
+  # seeded random ops draw from np.random.RandomState(seed) as ONNX's reference does
+  yield "bernoulli_seed", ("Bernoulli", {}, {"p": R.uniform(0, 1, (4, 50)).astype(F)}, ["y"], dict(seed=7.0), 15)
+  yield "random_normal_like_seed", ("RandomNormalLike", {"x": rnd(3, 33)}, {}, ["y"], dict(seed=3.0, mean=1.5, scale=0.5), 15)
+  yield "random_uniform_like_seed", ("RandomUniformLike", {"x": rnd(5, 7)}, {}, ["y"], dict(seed=11.0, low=-2.0, high=3.0), 15)
   yield "qlinear_matmul_int8", ("QLinearMatMul", {"a": R.integers(-128, 127, (3, 4)).astype(np.int8), "b": R.integers(-128, 127, (4, 5)).astype(np.int8)},
                                 {"a_scale": F(0.02), "a_zero_point": np.int8(3), "b_scale": F(0.03), "b_zero_point": np.int8(-2), "y_scale": F(0.5), "y_zero_point": np.int8(1)}, ["y"], {}, 13)
 
 
 # Where ONNX Runtime and ONNX's own reference implementation disagree, tg follows the reference
 # (as ONNX's node tests do): bicubic GridSample with border padding (ORT clamps differently;
-# 0.12 apart on this case).
-REFERENCE_ORACLE = {"grid_sample_bicubic_border_align1"}
+# 0.12 apart on this case), and seeded random ops (ORT has its own generator).
+REFERENCE_ORACLE = {"grid_sample_bicubic_border_align1", "bernoulli_seed", "random_normal_like_seed",
+                    "random_uniform_like_seed"}
 
 
 def to_info(name, arr):
@@ -95,7 +100,7 @@ def run_case(bindir, name, case, tmp):
                  "Resize": ["X", "roi", "scales", "sizes"], "ScatterElements": ["data", "indices", "updates"],
                  "ScatterND": ["data", "indices", "updates"], "GatherND": ["data", "indices"], "TopK": ["X", "K"],
                  "ConvTranspose": ["X", "W", "B"], "Pad": ["x", "pads", "constant_value", "axes"], "ReduceProd": ["x", "axes"],
-                 "GridSample": ["X", "Grid"], "If": ["c"], "Scan": ["s", "x"], "DFT": ["x", "dft_length"],
+                 "GridSample": ["X", "Grid"], "Bernoulli": ["p"], "RandomNormalLike": ["x"], "RandomUniformLike": ["x"], "If": ["c"], "Scan": ["s", "x"], "DFT": ["x", "dft_length"],
                  "QLinearMatMul": ["a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"]}.get(op, list(ins))
   names = [n if n in ins or n in inits else "" for n in node_inputs]
   while names and not names[-1]: names.pop()

@@ -23,3 +23,10 @@ TEST(Mt19937, draws_past_the_first_state_block_and_the_largest_seed_match_numpy)
   EXPECT_EQ(last, 0.9717360181200004);
   EXPECT_EQ(Mt19937(4294967295u).random_sample(), 0.0976320289940138);
 }
+
+TEST(Mt19937, gauss_matches_numpy_standard_normal) {
+  Mt19937 r(0); // np.random.RandomState(0).standard_normal(3)
+  EXPECT_DOUBLE_EQ(r.gauss(), 1.764052345967664);
+  EXPECT_DOUBLE_EQ(r.gauss(), 0.4001572083672233);
+  EXPECT_DOUBLE_EQ(r.gauss(), 0.9787379841057392);
+}
