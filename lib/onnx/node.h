@@ -105,6 +105,11 @@ private:
 
 // The product over `axes` (tg's reduce ops are SUM and MAX only).
 Tensor product(const Tensor& x, const AxisArg& axes, bool keep);
+// 0, 1, ..., n-1 as int64: the positions one-hot comparisons match indices against.
+Tensor positions(int64_t n);
+// x with each batch entry's first lens[b] steps along time_axis reversed (ReverseSequence;
+// reverse-direction recurrent layers with sequence_lens).
+Tensor reverse_prefixes(const Tensor& x, const Tensor& lens, int time_axis, int batch_axis);
 
 using OnnxOp = std::vector<Tensor> (*)(const Node&);
 using OpTable = std::unordered_map<std::string_view, OnnxOp>;

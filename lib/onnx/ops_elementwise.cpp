@@ -61,8 +61,7 @@ Tensor determinant(const Tensor& x) {
   int64_t n = s.back();
   size_t rank = s.size();
   Tensor a = x;
-  Tensor rows =
-      Tensor::arange(Scalar::of_int(0), Scalar::of_int(n), Scalar::of_int(1), DType::Int64).reshape({n, 1});
+  Tensor rows = positions(n).reshape({n, 1});
   Shape batch(s.begin(), s.end() - 2);
   auto col = [&](const Tensor& m, int64_t k) { // (..., n): column k
     Padding p(rank, std::nullopt);

@@ -38,9 +38,8 @@ struct Sampler {
     else
       inside = r.ge(0.0).where(r.lt(double(h)), false).where(c.ge(0.0).where(c.lt(double(w)), false), false);
     Tensor flat = r.mul(double(w)).add(c).cast(DType::Int64).unsqueeze(-1); // (N, 1, O, 1)
-    Tensor positions =
-        Tensor::arange(Scalar::of_int(0), Scalar::of_int(h * w), Scalar::of_int(1), DType::Int64);
-    Tensor hit = flat.eq(positions.reshape({1, 1, 1, h * w}));
+    Tensor pixels = positions(h * w);
+    Tensor hit = flat.eq(pixels.reshape({1, 1, 1, h * w}));
     if (inside) hit = inside->unsqueeze(-1).where(hit, false);
     return hit.where(image, Scalar::of_int(0)).sum(std::vector<int>{-1});
   }

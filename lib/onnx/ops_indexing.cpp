@@ -12,10 +12,6 @@ namespace {
 
 using Outs = std::vector<Tensor>;
 
-Tensor positions(int64_t n) {
-  return Tensor::arange(Scalar::of_int(0), Scalar::of_int(n), Scalar::of_int(1), DType::Int64);
-}
-
 // idx with negative entries counted from the end of a dim of size `dim`
 Tensor wrap(const Tensor& idx, int64_t dim) {
   Tensor i = idx.cast(DType::Int64);
@@ -148,19 +144,27 @@ Outs top_k(const Node& n) {
           indices[0].cat(std::vector<Tensor>(indices.begin() + 1, indices.end()), axis)};
 }
 
-Outs reverse_sequence(const Node& n) { // each batch entry's first len steps reversed
-  Tensor x = n.in(0), lens = n.in(1).cast(DType::Int64);
-  size_t rank = x.shape().size();
-  int bax = int(n.attr_int("batch_axis", 1)), tax = int(n.attr_int("time_axis", 0));
-  int64_t steps = x.shape()[size_t(tax)], batch = x.shape()[size_t(bax)];
-  Shape t_shape(rank, 1), b_shape(rank, 1);
-  t_shape[size_t(tax)] = steps, b_shape[size_t(bax)] = batch;
-  Tensor t = positions(steps).reshape(t_shape), l = lens.reshape(b_shape);
-  Tensor src = t.lt(l).where(l.sub(Operand(int64_t(1))).sub(t), t).expand(x.shape());
-  return {x.gather(tax, src)};
+Outs reverse_sequence(const Node& n) {
+  return {
+      reverse_prefixes(n.in(0), n.in(1), int(n.attr_int("time_axis", 0)), int(n.attr_int("batch_axis", 1)))};
 }
 
 } // namespace
+
+Tensor positions(int64_t n) {
+  return Tensor::arange(Scalar::of_int(0), Scalar::of_int(n), Scalar::of_int(1), DType::Int64);
+}
+
+Tensor reverse_prefixes(const Tensor& x, const Tensor& lens, int time_axis, int batch_axis) {
+  size_t rank = x.shape().size();
+  Shape t_shape(rank, 1), b_shape(rank, 1);
+  t_shape[size_t(time_axis)] = x.shape()[size_t(time_axis)],
+  b_shape[size_t(batch_axis)] = x.shape()[size_t(batch_axis)];
+  Tensor t = positions(t_shape[size_t(time_axis)]).reshape(t_shape),
+         l = lens.cast(DType::Int64).reshape(b_shape);
+  Tensor src = t.lt(l).where(l.sub(Operand(int64_t(1))).sub(t), t).expand(x.shape());
+  return x.gather(time_axis, src);
+}
 
 void add_indexing_ops(OpTable& t) {
   t["ScatterElements"] = scatter_elements;

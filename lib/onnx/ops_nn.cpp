@@ -88,7 +88,7 @@ Outs max_pool(const Node& n) {
   // Indices: each window's first maximum, as a flat index into x (row-major, or column-major
   // over the spatial dims with storage_order=1), found by walking the window's offsets.
   Shape s = x.shape();
-  Tensor flat = Tensor::arange(Scalar::of_int(0), Scalar::of_int(prod(s)), Scalar::of_int(1), DType::Int64);
+  Tensor flat = positions(prod(s));
   if (n.attr_int("storage_order", 0)) {
     if (rank != 4) n.bad("storage_order=1 needs a 2-D image");
     flat = flat.reshape({s[0], s[1], s[3], s[2]}).permute({0, 1, 3, 2});
@@ -285,9 +285,8 @@ void add_nn_ops(OpTable& t) {
     for (size_t d = 0; d < nd; ++d)
       inferred.push_back((x.shape()[2 + d] - 1) * strides[d] + kernel[d] - pads[d] - pads[nd + d]);
     int64_t len = prod(inferred);
-    Tensor positions = Tensor::arange(Scalar::of_int(0), Scalar::of_int(len), Scalar::of_int(1), DType::Int64)
-                           .reshape({1, len});
-    Tensor hit = idx.flatten().cast(DType::Int64).unsqueeze(1).eq(positions);
+    Tensor at = positions(len).reshape({1, len});
+    Tensor hit = idx.flatten().cast(DType::Int64).unsqueeze(1).eq(at);
     Tensor y = hit.where(x.flatten().unsqueeze(1), Scalar::of_int(0))
                    .sum(std::vector<int>{0})
                    .cast(x.dtype())

@@ -138,13 +138,7 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(const Recurrence& rc, const std
 
 // Each batch entry's first lens[b] steps reversed (all steps without lens).
 Tensor reverse_steps(const Tensor& x, const std::optional<Tensor>& lens) {
-  if (!lens) return x.flip({0});
-  int64_t seq = x.shape()[0], batch = x.shape()[1];
-  Tensor t = Tensor::arange(Scalar::of_int(0), Scalar::of_int(seq), Scalar::of_int(1), DType::Int64)
-                 .reshape({seq, 1, 1});
-  Tensor l = lens->reshape({1, batch, 1});
-  Tensor src = t.lt(l).where(l.sub(Operand(int64_t(1))).sub(t), t).expand(x.shape());
-  return x.gather(0, src);
+  return lens ? reverse_prefixes(x, *lens, 0, 1) : x.flip({0});
 }
 
 Outs recurrent(const Node& n, Cell cell) {
