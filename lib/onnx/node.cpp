@@ -9,6 +9,13 @@
 
 namespace tg {
 
+int Node::norm_axis(int64_t axis, size_t rank) {
+  int64_t r = int64_t(rank);
+  if (axis < -r || axis >= r)
+    fail("ValueError", "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return int(axis < 0 ? axis + r : axis);
+}
+
 const std::string& Node::op() const { return proto_.op_type(); }
 
 void Node::bad(const std::string& why) const {

@@ -84,7 +84,8 @@ public:
   std::optional<std::vector<int64_t>> axes_arg(int i) const;
 
   // --- helpers shared by several lowerings ---
-  static int norm_axis(int64_t axis, size_t rank) { return int(axis < 0 ? axis + int64_t(rank) : axis); }
+  // An ONNX axis (negative counts from the end) in [0, rank); out of range is a ValueError.
+  static int norm_axis(int64_t axis, size_t rank);
   // ONNX pads (all begins, then all ends) for the trailing spatial dims, as tinygrad's padding
   // (pairs from the last dim backwards); auto_pad SAME_* computed from the sizes.
   std::vector<int64_t> spatial_padding(const Shape& x, const std::vector<int64_t>& kernel,

@@ -151,7 +151,14 @@ private:
                  ? ": its output's shape depends on the values, and tg's graphs have static shapes"
                  : ""));
     }
-    std::vector<Tensor> outs = op->second(n);
+    std::vector<Tensor> outs;
+    try {
+      outs = op->second(n);
+    } catch (const Error& e) { // name the node where a lowering's own checks did not
+      std::string what = e.what();
+      if (what.rfind(state_.file + ": ", 0) == 0) throw;
+      fail(e.kind(), state_.file + ": node '" + proto.name() + "' (" + proto.op_type() + "): " + what);
+    }
     for (int i = 0; i < proto.output_size() && i < int(outs.size()); ++i)
       if (!proto.output(i).empty()) state_.values[proto.output(i)] = outs[size_t(i)];
     // a small value computed from known ones is known too (shapes computed from Shape)

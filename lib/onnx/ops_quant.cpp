@@ -18,6 +18,12 @@ Tensor along_axis(const Tensor& v, const Tensor& x, int axis) {
   return v.reshape(s);
 }
 
+// The axis a per-axis scale runs along; a per-tensor scale ignores the attribute.
+int quant_axis(const Node& n, const Tensor& x, const Tensor& scale) {
+  if (scale.shape().empty() || prod(scale.shape()) == 1) return 0;
+  return Node::norm_axis(n.attr_int("axis", 1), x.shape().size());
+}
+
 std::pair<double, double> int_range(DType dt) {
   switch (dt) {
   case DType::UInt8:
@@ -67,14 +73,14 @@ Tensor centred(const Tensor& x, const Node& n, int zp_input, int axis) {
 void add_quant_ops(OpTable& t) {
   t["QuantizeLinear"] = [](const Node& n) -> Outs {
     Tensor x = n.in(0);
-    int axis = Node::norm_axis(n.attr_int("axis", 1), x.shape().size());
+    int axis = quant_axis(n, x, n.in(1));
     std::optional<Tensor> zp;
     if (n.has_input(2)) zp = n.in(2);
     return {quantize(x, n.in(1), zp, zp ? zp->dtype() : DType::UInt8, axis, n)};
   };
   t["DequantizeLinear"] = [](const Node& n) -> Outs { // (x - zero_point) * scale, per tensor or per axis
     Tensor x = n.in(0), scale = n.in(1);
-    int axis = Node::norm_axis(n.attr_int("axis", 1), x.shape().size());
+    int axis = quant_axis(n, x, scale);
     Tensor y = x.cast(DType::Float32);
     if (n.has_input(2)) y = y.sub(along_axis(n.in(2), x, axis).cast(DType::Float32));
     return {y.mul(along_axis(scale, x, axis)).cast(scale.dtype())};

@@ -144,3 +144,46 @@ PY
   tg-trace i.onnx | tg-schedule | tg-codegen | tg-run --in x=x.npy --out-dir out
   "$PYTHON" -c 'import numpy as np; y = np.load("out/y.npy"); assert y.dtype == bool and not y.any(), y'
 }
+
+@test "malformed ONNX nodes (axes out of range, bad counts, unbounded loops) are one clear line each" {
+  "$PYTHON" - <<'PY'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+F = np.float32
+def model(name, node, inputs, inits=(), opset=18):
+  g = helper.make_graph([node], name, [helper.make_tensor_value_info(n, T.FLOAT, s) for n, s in inputs],
+                        [helper.make_empty_tensor_value_info(o) for o in node.output],
+                        [numpy_helper.from_array(np.asarray(a), n) for n, a in inits])
+  m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)]); m.ir_version = 8
+  onnx.save(m, f"{name}.onnx")
+x = [("x", [2, 3, 4])]
+model("softmax_axis", helper.make_node("Softmax", ["x"], ["y"], axis=5), x)
+model("concat_axis", helper.make_node("Concat", ["x", "x"], ["y"], axis=-4), x)
+model("topk_too_many", helper.make_node("TopK", ["x", "k"], ["v", "i"]), x, [("k", np.array([9], np.int64))])
+model("resize_scales_count", helper.make_node("Resize", ["x", "", "s"], ["y"]), x, [("s", np.array([1, 2], F))])
+model("gridsample_rank", helper.make_node("GridSample", ["x", "x"], ["y"]), x, opset=16)
+model("dft_last_axis", helper.make_node("DFT", ["x"], ["y"], axis=2), x, opset=17)
+model("scan_no_inputs", helper.make_node("Scan", ["x"], ["y"], num_scan_inputs=0,
+      body=helper.make_graph([], "b", [], [])), x, opset=16)
+model("loop_forever", helper.make_node("Loop", ["", ""], [], body=helper.make_graph([], "b", [], [])), x, opset=16)
+model("pad_count", helper.make_node("Pad", ["x", "p"], ["y"]), x, [("p", np.array([1, 1], np.int64))])
+model("split_axis", helper.make_node("Split", ["x"], ["a", "b"], axis=3), x, opset=11)
+model("gather_elements_axis", helper.make_node("GatherElements", ["x", "i"], ["y"], axis=7), x, [("i", np.zeros((2, 3, 4), np.int64))])
+model("lstm_no_hidden", helper.make_node("LSTM", ["x", "w", "r"], ["y"], direction="sideways"), x,
+      [("w", np.zeros((1, 8, 4), F)), ("r", np.zeros((1, 8, 2), F))], opset=14)
+model("det_not_square", helper.make_node("Det", ["x"], ["y"]), x, opset=13)
+model("quantize_to_float", helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"]), x,
+      [("s", np.array(0.5, F)), ("z", np.array(0.0, F))], opset=13)
+model("random_no_seed", helper.make_node("RandomNormalLike", ["x"], ["y"]), x, opset=15)
+PY
+  local n=0
+  for f in *.onnx; do
+    run_split tg-trace "$f"
+    [ "$status" -eq 1 ] || { echo "$f: exit $status"; false; }
+    expect_eq "$out" ""
+    [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || { echo "$f: $err"; false; }
+    [[ "$err" == "tg-trace: $f: node '' ("*"): "* ]] || { echo "$f: $err"; false; }
+    n=$((n + 1))
+  done
+  [ "$n" -eq 15 ]
+}
