@@ -124,9 +124,46 @@ Outs stft(const Node& n) {
   return {dft_last(framed(re), fim, frame, onesided ? frame / 2 + 1 : frame, false)};
 }
 
+// The triangular mel filter bank (ONNX's reference implementation): (dft_length/2 + 1, bins),
+// computed while importing from its known scalar inputs.
+Outs mel_weight_matrix(const Node& n) {
+  int64_t bins = n.known(0).ints().at(0), dft = n.known(1).ints().at(0);
+  double rate = n.known(2).floats().at(0), lo = n.known(3).floats().at(0), hi = n.known(4).floats().at(0);
+  if (bins <= 0 || dft <= 0 || rate <= 0) n.bad("num_mel_bins, dft_length and sample_rate must be positive");
+  std::optional<DType> dt = dtype_of_onnx(int(n.attr_int("output_datatype", 1)));
+  if (!dt) n.bad("output_datatype " + std::to_string(n.attr_int("output_datatype", 1)) + " is not imported");
+  int64_t spectrum = dft / 2 + 1;
+  double lo_mel = 2595 * std::log10(1 + lo / 700), hi_mel = 2595 * std::log10(1 + hi / 700);
+  double step = (hi_mel - lo_mel) / double(bins + 2);
+  std::vector<int64_t> edge;
+  for (int64_t i = 0; i < bins + 2; ++i) {
+    double hz = 700 * (std::pow(10.0, (double(i) * step + lo_mel) / 2595) - 1);
+    edge.push_back(int64_t(std::floor(double(dft + 1) * hz / rate)));
+  }
+  std::vector<double> w(size_t(spectrum * bins), 0.0);
+  auto at = [&](int64_t j, int64_t i) -> double& {
+    if (j < 0 || j >= spectrum) n.bad("a mel bin edge falls outside the spectrum");
+    return w[size_t(j * bins + i)];
+  };
+  for (int64_t i = 0; i < bins; ++i) {
+    int64_t left = edge[size_t(i)], center = edge[size_t(i + 1)], right = edge[size_t(i + 2)];
+    if (center == left)
+      at(center, i) = 1;
+    else
+      for (int64_t j = left; j <= center; ++j) at(j, i) = double(j - left) / double(center - left);
+    for (int64_t j = center; j < right; ++j) at(j, i) = double(right - j) / double(right - center);
+  }
+  std::vector<Scalar> v;
+  for (double x : w) v.push_back(Scalar::of_float(x));
+  Known k = known_values(*dt, {spectrum, bins}, v);
+  n.set_known(0, k);
+  return {tensor_of(k)};
+}
+
 } // namespace
 
 void add_signal_ops(OpTable& t) {
+  t["MelWeightMatrix"] = mel_weight_matrix;
   t["DFT"] = dft;
   t["STFT"] = stft;
   t["HannWindow"] = [](const Node& n) -> Outs { return window(n, {0.5, -0.5}); };
