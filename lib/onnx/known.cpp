@@ -12,7 +12,12 @@
 
 namespace tg {
 
-Scalar Known::at(size_t i) const { return load_element(&data[i * size_t(itemsize(dtype))], dtype); }
+Scalar Known::at(size_t i) const {
+  if (i >= count())
+    fail("ValueError", "a constant input has " + std::to_string(count()) + " values, and value " +
+                           std::to_string(i) + " is needed");
+  return load_element(&data[i * size_t(itemsize(dtype))], dtype);
+}
 
 std::vector<int64_t> Known::ints() const {
   std::vector<int64_t> out;

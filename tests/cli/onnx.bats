@@ -175,6 +175,7 @@ model("det_not_square", helper.make_node("Det", ["x"], ["y"]), x, opset=13)
 model("quantize_to_float", helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"]), x,
       [("s", np.array(0.5, F)), ("z", np.array(0.0, F))], opset=13)
 model("random_no_seed", helper.make_node("RandomNormalLike", ["x"], ["y"]), x, opset=15)
+model("range_empty", helper.make_node("Range", ["a", "b", "c"], ["y"]), [], [(n, np.zeros(0, np.int64)) for n in "abc"], opset=13)
 PY
   local n=0
   for f in *.onnx; do
@@ -185,5 +186,5 @@ PY
     [[ "$err" == "tg-trace: $f: node '' ("*"): "* ]] || { echo "$f: $err"; false; }
     n=$((n + 1))
   done
-  [ "$n" -eq 15 ]
+  [ "$n" -eq 16 ]
 }
