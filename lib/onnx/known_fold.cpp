@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "onnx/node.h"
+#include "ops/exec_alu.h"
 
 namespace tg {
 
@@ -39,48 +40,43 @@ std::optional<Known> elementwise(const std::vector<const Known*>& in, const Tens
   return known_values(out.dtype(), out.shape(), values);
 }
 
-// Arithmetic in the output's kind: int64 for ints (division truncates, as the Tensor path's
-// cast does), double for floats (rounded to the dtype when stored).
-ScalarFn arithmetic(char op, DType dt) {
-  bool ints = !is_float(dt);
-  return [op, ints](const std::vector<Scalar>& a) {
-    if (ints) {
-      int64_t x = a[0].as_int(), y = a[1].as_int();
-      switch (op) {
-      case '+':
-        return Scalar::of_int(x + y);
-      case '-':
-        return Scalar::of_int(x - y);
-      case '*':
-        return Scalar::of_int(x * y);
-      default:
-        return Scalar::of_int(y == 0 ? 0 : x / y);
-      }
-    }
-    double x = a[0].as_double(), y = a[1].as_double();
-    switch (op) {
-    case '+':
-      return Scalar::of_float(x + y);
-    case '-':
-      return Scalar::of_float(x - y);
-    case '*':
-      return Scalar::of_float(x * y);
-    default:
-      return Scalar::of_float(x / y);
-    }
+// An ONNX arithmetic or comparison op on scalars through exec_alu, the ALU evaluator the lazy
+// graph folds constants with, composed as the Tensor ops compose it (Sub = ADD(x, NEG y), a float
+// Div = MUL(x, RECIP y)), so a folded value equals what the graph computes; integer Div
+// truncates. nullopt for an op it does not fold.
+std::optional<ScalarFn> alu(const std::string& op, DType dt) {
+  auto cmplt = [](const Scalar& x, const Scalar& y) {
+    return exec_alu(Op::CMPLT, DType::Bool, {x, y}).truthy();
   };
-}
-
-ScalarFn comparison(const std::string& op) {
-  return [op](const std::vector<Scalar>& a) {
-    double x = a[0].as_double(), y = a[1].as_double();
-    bool r = op == "Equal"         ? x == y
-             : op == "Less"        ? x < y
-             : op == "Greater"     ? x > y
-             : op == "LessOrEqual" ? x <= y
-                                   : x >= y;
-    return Scalar::of_bool(r);
-  };
+  auto pick = [](bool b) { return Scalar::of_bool(b); };
+  if (op == "Add") return [dt](const std::vector<Scalar>& a) { return exec_alu(Op::ADD, dt, {a[0], a[1]}); };
+  if (op == "Sub")
+    return [dt](const std::vector<Scalar>& a) {
+      return exec_alu(Op::ADD, dt, {a[0], exec_alu(Op::NEG, dt, {a[1]})});
+    };
+  if (op == "Mul") return [dt](const std::vector<Scalar>& a) { return exec_alu(Op::MUL, dt, {a[0], a[1]}); };
+  if (op == "Div" && is_float(dt))
+    return [dt](const std::vector<Scalar>& a) {
+      return exec_alu(Op::MUL, dt, {a[0], exec_alu(Op::RECIP, dt, {a[1]})});
+    };
+  if (op == "Div") return [dt](const std::vector<Scalar>& a) { return exec_alu(Op::IDIV, dt, {a[0], a[1]}); };
+  if (op == "Neg") return [dt](const std::vector<Scalar>& a) { return exec_alu(Op::NEG, dt, {a[0]}); };
+  if (op == "Equal")
+    return [](const std::vector<Scalar>& a) {
+      return Scalar::of_bool(!exec_alu(Op::CMPNE, DType::Bool, {a[0], a[1]}).truthy());
+    };
+  if (op == "Less") return [=](const std::vector<Scalar>& a) { return pick(cmplt(a[0], a[1])); };
+  if (op == "Greater") return [=](const std::vector<Scalar>& a) { return pick(cmplt(a[1], a[0])); };
+  if (op == "LessOrEqual") return [=](const std::vector<Scalar>& a) { return pick(!cmplt(a[1], a[0])); };
+  if (op == "GreaterOrEqual") return [=](const std::vector<Scalar>& a) { return pick(!cmplt(a[0], a[1])); };
+  if (op == "Max" || op == "Min")
+    return [=, max = op == "Max"](const std::vector<Scalar>& a) {
+      Scalar best = a[0];
+      for (const Scalar& v : a)
+        if (max ? cmplt(best, v) : cmplt(v, best)) best = v;
+      return best;
+    };
+  return std::nullopt;
 }
 
 // The same values in a new shape: Reshape, Flatten, Squeeze, Unsqueeze, Identity.
@@ -148,33 +144,17 @@ std::optional<Known> fold_known(const Node& n, const Tensor& out) {
     return in[0]->dtype == dt ? std::optional<Known>(reshaped(*in[0], out)) : std::nullopt;
   if (op == "Cast" || op == "CastLike")
     return elementwise({in[0]}, out, [](const std::vector<Scalar>& a) { return a[0]; });
-  if (op == "Neg")
-    return elementwise(in, out, [dt](const std::vector<Scalar>& a) {
-      return is_float(dt) ? Scalar::of_float(-a[0].as_double()) : Scalar::of_int(-a[0].as_int());
-    });
   if (op == "Abs")
     return elementwise(in, out, [dt](const std::vector<Scalar>& a) {
       return is_float(dt) ? Scalar::of_float(std::abs(a[0].as_double()))
                           : Scalar::of_int(std::abs(a[0].as_int()));
     });
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-    if (in.size() != 2) return std::nullopt;
-    return elementwise(in, out,
-                       arithmetic(op == "Add"   ? '+'
-                                  : op == "Sub" ? '-'
-                                  : op == "Mul" ? '*'
-                                                : '/',
-                                  dt));
-  }
-  if (op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" || op == "GreaterOrEqual")
-    return elementwise(in, out, comparison(op));
-  if (op == "Max" || op == "Min")
-    return elementwise(in, out, [max = op == "Max"](const std::vector<Scalar>& a) {
-      Scalar best = a[0];
-      for (const Scalar& v : a)
-        if (max ? v.as_double() > best.as_double() : v.as_double() < best.as_double()) best = v;
-      return best;
-    });
+  if (op == "Div" && !is_float(dt)) // an integer division by zero is left to the graph
+    for (size_t i = 0; i < in[1]->count(); ++i)
+      if (in[1]->at(i).as_int() == 0) return std::nullopt;
+  bool binary = op != "Neg" && op != "Max" && op != "Min";
+  if (std::optional<ScalarFn> f = alu(op, in[0]->dtype); f && (!binary || in.size() == 2))
+    return elementwise(in, out, *f);
   if (op == "Ceil" || op == "Floor" || op == "Relu")
     return elementwise(in, out, [&op, dt](const std::vector<Scalar>& a) {
       if (!is_float(dt)) return op == "Relu" ? Scalar::of_int(std::max<int64_t>(a[0].as_int(), 0)) : a[0];

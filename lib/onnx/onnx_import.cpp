@@ -162,8 +162,10 @@ private:
     for (int i = 0; i < proto.output_size() && i < int(outs.size()); ++i)
       if (!proto.output(i).empty()) state_.values[proto.output(i)] = outs[size_t(i)];
     // a small value computed from known ones is known too (shapes computed from Shape)
-    if (!outs.empty() && !state_.known.count(proto.output(0)))
-      if (std::optional<Known> k = fold_known(n, outs[0])) n.set_known(0, std::move(*k));
+    if (!outs.empty() && !state_.known.count(proto.output(0))) try {
+        if (std::optional<Known> k = fold_known(n, outs[0])) n.set_known(0, std::move(*k));
+      } catch (const Error&) { // a value the evaluator refuses is left to the graph, unknown
+      }
     for (const std::string& in : proto.input()) // where unknown outputs come from, for errors
       if (auto src = state_.source_input.find(in); src != state_.source_input.end()) {
         for (const std::string& out : proto.output())
