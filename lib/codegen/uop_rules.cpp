@@ -1,124 +1,12 @@
 // codegen layer, rewrite rules: tinygrad 0.9.1's constant_folder as a table of (pattern, rewrite)
-// pairs, and fold_alu, the constant evaluator the rules use.
-#include "codegen/uops.h"
+// pairs. Constants fold through exec_alu, the evaluator the lazy graph folds with.
 #include <algorithm>
-
 #include <cmath>
 
+#include "codegen/uops.h"
+#include "ops/exec_alu.h"
+
 namespace tg {
-
-// ---------------------------------------------------------------- exec_alu
-
-namespace {
-
-double python_max(double a, double b) { return b > a ? b : a; }
-
-std::optional<Scalar> exec_float(Op op, const std::vector<Scalar>& x) {
-  double a = x[0].as_double(), b = x.size() > 1 ? x[1].as_double() : 0.0;
-  switch (op) {
-  case Op::EXP2:
-    return Scalar::of_float(std::exp2(a));
-  case Op::LOG2:
-    return Scalar::of_float(a > 0 ? std::log2(a) : a == 0 ? -INFINITY : NAN);
-  case Op::SIN:
-    return Scalar::of_float(std::isinf(a) ? NAN : std::sin(a));
-  case Op::SQRT:
-    return Scalar::of_float(a >= 0 ? std::sqrt(a) : NAN);
-  case Op::RECIP:
-    return Scalar::of_float(a != 0 ? 1.0 / a : std::copysign(INFINITY, a));
-  case Op::NEG:
-    return Scalar::of_float(-a);
-  case Op::ADD:
-    return Scalar::of_float(a + b);
-  case Op::MUL:
-    return Scalar::of_float(a * b);
-  case Op::MAX:
-    return Scalar::of_float(python_max(a, b));
-  case Op::CMPLT:
-    return Scalar::of_bool(a < b);
-  case Op::CMPNE:
-    return Scalar::of_bool(a != b);
-  default:
-    return std::nullopt;
-  }
-}
-
-std::optional<Scalar> exec_int(Op op, const std::vector<Scalar>& x, bool is_unsigned_op) {
-  int64_t a = x[0].as_int(), b = x.size() > 1 ? x[1].as_int() : 0;
-  uint64_t ua = uint64_t(a), ub = uint64_t(b);
-  auto lt = [&] { return is_unsigned_op ? ua < ub : a < b; };
-  switch (op) {
-  case Op::NEG:
-    return Scalar::of_int(int64_t(0 - ua));
-  case Op::ADD:
-    return Scalar::of_int(int64_t(ua + ub));
-  case Op::MUL:
-    return Scalar::of_int(int64_t(ua * ub));
-  case Op::MAX:
-    return Scalar::of_int(lt() ? b : a);
-  case Op::CMPLT:
-    return Scalar::of_bool(lt());
-  case Op::CMPNE:
-    return Scalar::of_bool(a != b);
-  case Op::XOR:
-    return Scalar::of_int(a ^ b);
-  case Op::SHL:
-    return Scalar::of_int(b < 64 ? int64_t(ua << b) : 0);
-  case Op::SHR:
-    if (is_unsigned_op) return Scalar::of_int(b < 64 ? int64_t(ua >> b) : 0);
-    return Scalar::of_int(b < 64 ? (a >> b) : (a < 0 ? -1 : 0));
-  case Op::IDIV:
-    if (b == 0) return std::nullopt;
-    if (is_unsigned_op) return Scalar::of_int(int64_t(ua / ub));
-    if (b == -1) return Scalar::of_int(int64_t(0 - ua));
-    return Scalar::of_int(a / b);
-  case Op::MOD:
-    if (b == 0) return std::nullopt;
-    if (is_unsigned_op) return Scalar::of_int(int64_t(ua % ub));
-    if (b == -1) return Scalar::of_int(0);
-    return Scalar::of_int(a % b);
-  default:
-    return std::nullopt;
-  }
-}
-
-} // namespace
-
-std::optional<Scalar> fold_alu(Op op, DType dtype, const std::vector<Scalar>& operands, DType operand_dtype) {
-  std::optional<Scalar> r;
-  if (op == Op::WHERE) {
-    r = operands[0].truthy() ? operands[1] : operands[2];
-  } else if (operand_dtype == DType::Bool) {
-    bool a = operands[0].truthy(), b = operands.size() > 1 && operands[1].truthy();
-    switch (op) {
-    case Op::NEG:
-      r = Scalar::of_bool(!a);
-      break;
-    case Op::ADD:
-    case Op::MAX:
-      r = Scalar::of_bool(a || b);
-      break;
-    case Op::MUL:
-      r = Scalar::of_bool(a && b);
-      break;
-    case Op::XOR:
-    case Op::CMPNE:
-      r = Scalar::of_bool(a != b);
-      break;
-    case Op::CMPLT:
-      r = Scalar::of_bool(!a && b);
-      break;
-    default:
-      return std::nullopt;
-    }
-  } else if (is_float(operand_dtype)) {
-    r = exec_float(op, operands);
-  } else {
-    r = exec_int(op, operands, is_unsigned(operand_dtype));
-  }
-  if (!r) return std::nullopt;
-  return truncate(*r, dtype);
-}
 
 // ---------------------------------------------------------------- constant_folder
 
@@ -127,6 +15,15 @@ namespace {
 using P = UPat;
 bool int_like(const UOp* u) { return u->dtype && (is_int(*u->dtype) || *u->dtype == DType::Bool); }
 bool int_typed(const UOp* u) { return u->dtype && is_int(*u->dtype); }
+// op over constants in `like`'s dtype (index arithmetic: ints, so it cannot raise)
+Scalar fold(Op op, const UOp* like, const std::vector<Scalar>& vals) {
+  return exec_alu(op, *like->dtype, vals);
+}
+Scalar fold(Op op, const UOp* like, std::initializer_list<const UOp*> consts) {
+  std::vector<Scalar> vals;
+  for (const UOp* c : consts) vals.push_back(c->value());
+  return fold(op, like, vals);
+}
 
 const UOp* fold_const_alu(const UOp* root, UOpGraph& g) {
   if (root->op != UOps::ALU || !root->dtype) return nullptr;
@@ -138,7 +35,7 @@ const UOp* fold_const_alu(const UOp* root, UOpGraph& g) {
   DType operand_dtype = root->src.back()->dtype.value_or(*root->dtype);
   if (root->alu() == Op::CMPLT || root->alu() == Op::CMPNE)
     operand_dtype = root->src[0]->dtype.value_or(operand_dtype);
-  auto r = fold_alu(root->alu(), *root->dtype, vals, operand_dtype);
+  auto r = try_exec_alu(root->alu(), *root->dtype, vals, operand_dtype);
   return r ? g.cnst(*root->dtype, *r) : nullptr;
 }
 
@@ -236,34 +133,35 @@ std::vector<RewriteRule> make_constant_folder_rules() {
   r.push_back({"x%1 -> 0", P::of_alu(Op::MOD, {x, P::cnst(1)}),
                [](const Bindings& b, const UOp*, UOpGraph& g) { return g.like(b.at("x"), 0); }});
   // ** index arithmetic (ints only: exact there, not for floats) **
-  r.push_back(
-      {"(x+c1)+c2 -> x+(c1+c2)", P::of_alu(Op::ADD, {P::of_alu(Op::ADD, {x, P::cvar("c1")}), P::cvar("c2")}),
-       [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
-         const UOp* v = b.at("x");
-         if (!int_typed(v)) return nullptr;
-         return g.add(v, g.cnst(*v->dtype, Scalar::of_int(b.at("c1")->value().i + b.at("c2")->value().i)));
-       }});
-  r.push_back(
-      {"(x*c1)*c2 -> x*(c1*c2)", P::of_alu(Op::MUL, {P::of_alu(Op::MUL, {x, P::cvar("c1")}), P::cvar("c2")}),
-       [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
-         const UOp* v = b.at("x");
-         if (!int_typed(v)) return nullptr;
-         return g.mul(v, g.cnst(*v->dtype, Scalar::of_int(b.at("c1")->value().i * b.at("c2")->value().i)));
-       }});
+  r.push_back({"(x+c1)+c2 -> x+(c1+c2)",
+               P::of_alu(Op::ADD, {P::of_alu(Op::ADD, {x, P::cvar("c1")}), P::cvar("c2")}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+                 const UOp* v = b.at("x");
+                 if (!int_typed(v)) return nullptr;
+                 return g.add(v, g.cnst(*v->dtype, fold(Op::ADD, v, {b.at("c1"), b.at("c2")})));
+               }});
+  r.push_back({"(x*c1)*c2 -> x*(c1*c2)",
+               P::of_alu(Op::MUL, {P::of_alu(Op::MUL, {x, P::cvar("c1")}), P::cvar("c2")}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+                 const UOp* v = b.at("x");
+                 if (!int_typed(v)) return nullptr;
+                 return g.mul(v, g.cnst(*v->dtype, fold(Op::MUL, v, {b.at("c1"), b.at("c2")})));
+               }});
   r.push_back(
       {"x*c0+x*c1 -> x*(c0+c1)",
        P::of_alu(Op::ADD, {P::of_alu(Op::MUL, {x, P::cvar("c0")}), P::of_alu(Op::MUL, {x, P::cvar("c1")})}),
        [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
          const UOp* v = b.at("x");
          if (!int_typed(v)) return nullptr;
-         return g.mul(v, g.cnst(*v->dtype, Scalar::of_int(b.at("c0")->value().i + b.at("c1")->value().i)));
+         return g.mul(v, g.cnst(*v->dtype, fold(Op::ADD, v, {b.at("c0"), b.at("c1")})));
        }});
-  r.push_back({"x+x*c -> x*(c+1)", P::of_alu(Op::ADD, {x, P::of_alu(Op::MUL, {x, P::cvar("c")})}),
-               [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
-                 const UOp* v = b.at("x");
-                 if (!int_typed(v)) return nullptr;
-                 return g.mul(v, g.cnst(*v->dtype, Scalar::of_int(b.at("c")->value().i + 1)));
-               }});
+  r.push_back(
+      {"x+x*c -> x*(c+1)", P::of_alu(Op::ADD, {x, P::of_alu(Op::MUL, {x, P::cvar("c")})}),
+       [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+         const UOp* v = b.at("x");
+         if (!int_typed(v)) return nullptr;
+         return g.mul(v, g.cnst(*v->dtype, fold(Op::ADD, v, {b.at("c")->value(), Scalar::of_int(1)})));
+       }});
   r.push_back({"(x*c)//c -> x", P::of_alu(Op::IDIV, {P::of_alu(Op::MUL, {x, P::cvar("c")}), P::cvar("c")}),
                [](const Bindings& b, const UOp*, UOpGraph&) -> const UOp* {
                  return int_typed(b.at("x")) && b.at("c")->value().i != 0 ? b.at("x") : nullptr;
@@ -276,19 +174,21 @@ std::vector<RewriteRule> make_constant_folder_rules() {
                  if (!int_typed(v) || c0 <= 0 || c1 <= 0) return nullptr;
                  return g.alu(Op::IDIV, {v, g.cnst(*v->dtype, Scalar::of_int(c0 * c1))});
                }});
-  r.push_back({"c0+x < c1 -> x < c1-c0",
-               P::of_alu(Op::CMPLT, {P::of_alu(Op::ADD, {P::cvar("c0"), x}), P::cvar("c1")}),
-               [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
-                 const UOp* v = b.at("x");
-                 if (!int_typed(v)) return nullptr;
-                 return g.alu(Op::CMPLT, {v, g.cnst(*v->dtype, Scalar::of_int(b.at("c1")->value().i -
-                                                                              b.at("c0")->value().i))});
-               }});
+  r.push_back(
+      {"c0+x < c1 -> x < c1-c0",
+       P::of_alu(Op::CMPLT, {P::of_alu(Op::ADD, {P::cvar("c0"), x}), P::cvar("c1")}),
+       [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+         const UOp* v = b.at("x");
+         if (!int_typed(v)) return nullptr;
+         return g.alu(
+             Op::CMPLT,
+             {v, g.cnst(*v->dtype, fold(Op::ADD, v, {b.at("c1")->value(), fold(Op::NEG, v, {b.at("c0")})}))});
+       }});
   r.push_back({"-x < c -> -c < x", P::of_alu(Op::CMPLT, {P::of_alu(Op::NEG, {x}), P::cvar("c")}),
                [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
                  const UOp* v = b.at("x");
                  if (!int_typed(v)) return nullptr;
-                 return g.alu(Op::CMPLT, {g.cnst(*v->dtype, Scalar::of_int(-b.at("c")->value().i)), v});
+                 return g.alu(Op::CMPLT, {g.cnst(*v->dtype, fold(Op::NEG, v, {b.at("c")})), v});
                }});
   // ** gated loads and stores with a constant gate **
   // (a LOAD with a LaneRange has lane bounds where a gated one has its gate and alternative)

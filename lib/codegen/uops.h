@@ -202,9 +202,4 @@ std::vector<const UOp*> linearize_uops(const UOp* sink, UOpGraph& g);
 // One line per UOp, like tinygrad's UOpGraph.print(): index, op, dtype, src indices, arg.
 std::string uops_to_string(const std::vector<const UOp*>& uops);
 
-// Constant folding of one ALU op (tinygrad's exec_alu with C's integer semantics): evaluates an ALU op on
-// constants in `dtype` (the result's) with `operand_dtype` the inputs' dtype. nullopt where folding would
-// hide a runtime trap (x/0).
-std::optional<Scalar> fold_alu(Op op, DType dtype, const std::vector<Scalar>& operands, DType operand_dtype);
-
 } // namespace tg

@@ -320,6 +320,8 @@ std::optional<NodeId> sigmoid_input(NodeId id) {
 
 Graph gradient_graph(const Graph& graph, const std::vector<std::string>& wrt, const std::string& loss,
                      std::vector<std::string>* notes) {
+  LazyGraph scratch; // a graph of its own: nothing of this call stays in the caller's
+  GraphScope scope(scratch);
   std::vector<NodeId> ids = import_graph(graph);
   // loss
   const GraphOutput* loss_out = nullptr;

@@ -4,7 +4,9 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
+#include <typeindex>
 #include <unordered_map>
 #include <unordered_set>
 #include <variant>
@@ -112,6 +114,17 @@ public:
     auto it = latest_.find(target);
     return it == latest_.end() ? target : it->second;
   }
+  // Numbers no earlier call on this graph returned: they keep nodes that must stay distinct
+  // (each Tensor.empty(), each state) from being hash-consed together.
+  int64_t next_empty_serial() { return ++empty_serial_; }
+  int64_t next_state_serial() { return ++state_serial_; }
+  // What a layer above keeps per graph, made on first use: the tensor layer's random draws
+  // name nodes of this graph, so their bookkeeping lives and dies with it.
+  template <class T> T& extension() {
+    std::shared_ptr<void>& slot = extensions_[std::type_index(typeid(T))];
+    if (!slot) slot = std::make_shared<T>();
+    return *static_cast<T*>(slot.get());
+  }
 
 private:
   // A deque: references to nodes (shape(), st()) stay valid while the graph grows.
@@ -122,6 +135,8 @@ private:
   std::vector<NodeId> assigns_;
   std::unordered_set<NodeId> assign_set_;
   std::unordered_map<NodeId, NodeId> latest_; // state placeholder -> its newest ASSIGN
+  int64_t empty_serial_ = 0, state_serial_ = 0;
+  std::unordered_map<std::type_index, std::shared_ptr<void>> extensions_;
 };
 
 // The graph artifact (tg-trace's output): the nodes reachable from the outputs, in

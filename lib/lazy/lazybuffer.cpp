@@ -9,10 +9,18 @@
 
 namespace tg {
 
+namespace {
+thread_local LazyGraph* current_graph = nullptr;
+} // namespace
+
 LazyGraph& lazy_graph() {
-  static LazyGraph graph;
-  return graph;
+  if (current_graph) return *current_graph;
+  static LazyGraph process_graph;
+  return process_graph;
 }
+
+GraphScope::GraphScope(LazyGraph& g) : prev_(current_graph) { current_graph = &g; }
+GraphScope::~GraphScope() { current_graph = prev_; }
 
 namespace {
 
@@ -44,8 +52,8 @@ LazyBuffer LazyBuffer::loadop(Op op, const Shape& shape, DType dtype, LazyArg ar
                               std::vector<LazyBuffer> srcs) {
   // Each Tensor.empty() is its own buffer (tinygrad creates EMPTY without the lazy cache): a
   // serial number in the arg keeps hash-consing from merging them.
-  static int64_t empty_serial = 0;
-  if (op == Op::EMPTY && std::holds_alternative<std::monostate>(arg)) arg = Scalar::of_int(++empty_serial);
+  if (op == Op::EMPTY && std::holds_alternative<std::monostate>(arg))
+    arg = Scalar::of_int(lazy_graph().next_empty_serial());
   return create_base(op, shape, dtype, std::move(arg), srcs);
 }
 
@@ -57,12 +65,11 @@ LazyBuffer LazyBuffer::placeholder(const std::string& name, const Shape& shape, 
 LazyBuffer LazyBuffer::state(const std::string& name, const LazyBuffer& init) {
   // The serial keeps a state distinct from an input of the same shape (the name is checked
   // for uniqueness by the caller, but identity must not depend on it).
-  static int64_t state_serial = 0;
   LazyNode n{Op::EMPTY,
              init.dtype(),
              init.shape(),
              {},
-             Scalar::of_int(--state_serial),
+             Scalar::of_int(-lazy_graph().next_state_serial()),
              ShapeTracker::from_shape(init.shape()),
              name,
              {}};
@@ -210,7 +217,7 @@ LazyBuffer LazyBuffer::e(Op op, const std::vector<LazyBuffer>& in_srcs, LazyArg 
       std::all_of(srcs.begin(), srcs.end(), [](auto& s) { return s.is_unrealized_unmasked_const(); })) {
     std::vector<Scalar> vals;
     for (auto& s : srcs) vals.push_back(s.const_value());
-    return cast(out_dtype).const_like(exec_alu(op, out_dtype, vals));
+    return cast(out_dtype).const_like(exec_alu(op, out_dtype, vals, srcs.back().dtype()));
   }
   if (op == Op::NEG && base().node().op == Op::NEG && !is_detached())
     return LazyBuffer(base().node().srcs[0]);

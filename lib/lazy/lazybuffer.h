@@ -1,4 +1,4 @@
-// lazy layer: LazyBuffer, a handle to a node of the process-wide LazyGraph, with the
+// lazy layer: LazyBuffer, a handle to a node of the current LazyGraph, with the
 // graph-building operations of tinygrad 0.9.1's lazy.py (const folding, views, casts, reduces).
 #pragma once
 #include <optional>
@@ -7,8 +7,23 @@
 
 namespace tg {
 
-// The arena every Tensor of this process builds into.
+// The graph this thread builds into: the process's own, or the one the innermost GraphScope
+// names.
 LazyGraph& lazy_graph();
+
+// Makes `g` the graph that lazy_graph() returns on this thread while the scope lives, so that
+// one process can build, differentiate and schedule several graphs (a library user, or
+// tests that need no reset between cases).
+class GraphScope {
+public:
+  explicit GraphScope(LazyGraph& g);
+  ~GraphScope();
+  GraphScope(const GraphScope&) = delete;
+  GraphScope& operator=(const GraphScope&) = delete;
+
+private:
+  LazyGraph* prev_;
+};
 
 class LazyBuffer {
 public:

@@ -101,7 +101,6 @@ public:
       outputs.emplace_back(o.name(), it->second.snapshot().lazydata());
     }
     Graph graph = extract_graph(outputs, inputs, /*effects=*/true);
-    lazy_graph().clear_effects();
     return graph;
   }
 
@@ -191,6 +190,8 @@ Graph trace_onnx(const std::string& bytes, const std::string& filename,
                  const std::map<std::string, HostBuffer>& frozen) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) fail("ValueError", filename + ": not a valid ONNX model");
+  LazyGraph scratch; // a graph of its own: nothing of this call stays in the caller's
+  GraphScope scope(scratch);
   return Importer(model, filename, frozen).run();
 }
 

@@ -13,23 +13,42 @@
 
 namespace tg {
 
+// Every op, declared once: its enum name, its category, tinygrad's repr (used in text artifacts)
+// and its number in binary artifacts. A number is fixed once given, so the list may grow or
+// reorder without changing how artifacts encode the others; ops.cpp checks they are distinct.
 // clang-format off
-enum class Op : uint8_t {
-  // UnaryOps
-  EXP2, LOG2, CAST, BITCAST, SIN, SQRT, NEG, RECIP,
-  // BinaryOps
-  ADD, MUL, IDIV, MAX, MOD, CMPLT, CMPNE, XOR, SHR, SHL,
-  // TernaryOps
-  WHERE, MULACC,
-  // ReduceOps
-  SUM, REDUCE_MAX,
-  // BufferOps
-  LOAD, CONST, STORE,
-  // LoadOps
-  EMPTY, LOAD_CONST, COPY, CONTIGUOUS, CUSTOM, ASSIGN, VIEW,
-};
+#define TG_OPS(X) \
+  /* UnaryOps */ \
+  X(EXP2, Unary, "UnaryOps.EXP2", 0)     X(LOG2, Unary, "UnaryOps.LOG2", 1) \
+  X(CAST, Unary, "UnaryOps.CAST", 2)     X(BITCAST, Unary, "UnaryOps.BITCAST", 3) \
+  X(SIN, Unary, "UnaryOps.SIN", 4)       X(SQRT, Unary, "UnaryOps.SQRT", 5) \
+  X(NEG, Unary, "UnaryOps.NEG", 6)       X(RECIP, Unary, "UnaryOps.RECIP", 7) \
+  /* BinaryOps */ \
+  X(ADD, Binary, "BinaryOps.ADD", 8)     X(MUL, Binary, "BinaryOps.MUL", 9) \
+  X(IDIV, Binary, "BinaryOps.IDIV", 10)  X(MAX, Binary, "BinaryOps.MAX", 11) \
+  X(MOD, Binary, "BinaryOps.MOD", 12)    X(CMPLT, Binary, "BinaryOps.CMPLT", 13) \
+  X(CMPNE, Binary, "BinaryOps.CMPNE", 14) X(XOR, Binary, "BinaryOps.XOR", 15) \
+  X(SHR, Binary, "BinaryOps.SHR", 16)    X(SHL, Binary, "BinaryOps.SHL", 17) \
+  /* TernaryOps */ \
+  X(WHERE, Ternary, "TernaryOps.WHERE", 18) X(MULACC, Ternary, "TernaryOps.MULACC", 19) \
+  /* ReduceOps */ \
+  X(SUM, Reduce, "ReduceOps.SUM", 20)    X(REDUCE_MAX, Reduce, "ReduceOps.MAX", 21) \
+  /* BufferOps */ \
+  X(LOAD, Buffer, "BufferOps.LOAD", 22)  X(CONST, Buffer, "BufferOps.CONST", 23) \
+  X(STORE, Buffer, "BufferOps.STORE", 24) \
+  /* LoadOps */ \
+  X(EMPTY, Load, "LoadOps.EMPTY", 25)    X(LOAD_CONST, Load, "LoadOps.CONST", 26) \
+  X(COPY, Load, "LoadOps.COPY", 27)      X(CONTIGUOUS, Load, "LoadOps.CONTIGUOUS", 28) \
+  X(CUSTOM, Load, "LoadOps.CUSTOM", 29)  X(ASSIGN, Load, "LoadOps.ASSIGN", 30) \
+  X(VIEW, Load, "LoadOps.VIEW", 31)
 // clang-format on
-constexpr int kNumOps = int(Op::VIEW) + 1;
+
+#define TG_OP_ENUM(op, kind, name, code) op,
+enum class Op : uint8_t { TG_OPS(TG_OP_ENUM) };
+#undef TG_OP_ENUM
+#define TG_OP_COUNT(op, kind, name, code) +1
+constexpr int kNumOps = 0 TG_OPS(TG_OP_COUNT);
+#undef TG_OP_COUNT
 
 enum class OpKind : uint8_t { Unary, Binary, Ternary, Reduce, Buffer, Load };
 OpKind op_kind(Op op);

@@ -488,6 +488,8 @@ private:
 } // namespace
 
 Schedule schedule_graph(const Graph& graph) {
+  LazyGraph scratch; // a graph of its own: nothing of this call stays in the caller's
+  GraphScope scope(scratch);
   std::vector<NodeId> ids = import_graph(graph);
   const LazyGraph& g = lazy_graph();
   Schedule s;

@@ -33,10 +33,7 @@ struct RngState {
   std::unordered_set<NodeId> pending_set, walked;
   int64_t pending_serial = 0;
 };
-RngState& rng() {
-  static RngState state;
-  return state;
-}
+RngState& rng() { return lazy_graph().extension<RngState>(); }
 
 Scalar in(int64_t v) { return Scalar::of_int(v); }
 

@@ -73,7 +73,7 @@ make_schedule(const std::vector<BufSpec>& specs,
     if (b.role == BufferRole::Input) s.inputs.push_back(NamedBuffer{b.name, int(i), b.shape, b.dtype});
     if (b.role == BufferRole::Output) s.outputs.push_back(NamedBuffer{b.name, int(i), b.shape, b.dtype});
   }
-  for (auto& [ast, bufs] : kernels) s.kernels.push_back(ScheduleKernel{ast, bufs});
+  for (auto& [ast, bufs] : kernels) s.kernels.push_back(ScheduleKernel{ast, bufs, false, {}});
   return s;
 }
 

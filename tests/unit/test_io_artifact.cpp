@@ -108,7 +108,7 @@ Schedule sample_schedule() {
   ConstBuffer seven{Scalar::of_int(7), DType::Int32, st_of({view({3}, {0})})};
   LazyOpPtr add_c = LazyOp::make(Op::ADD, {load_c, LazyOp::make(Op::CONST, {}, seven)});
   LazyOpPtr store_b = LazyOp::make(Op::STORE, {add_c}, mem(1, DType::Int32, contiguous({3})));
-  s.kernels = {{{store}, {0, 1}}, {{store_a, store_b}, {3, 4, 0, 2}}};
+  s.kernels = {{{store}, {0, 1}, false, {}}, {{store_a, store_b}, {3, 4, 0, 2}, false, {}}};
   s.inputs = {{"x", 1, {4, 8}, DType::Float32}};
   s.outputs = {{"out", 0, {1, 4}, DType::Float32}};
   return s;
@@ -718,7 +718,7 @@ TEST(ArtifactValidation, codegen_records_each_buffers_extent) {
   s.inputs[0].shape = {40};
   LazyOpPtr load = LazyOp::make(Op::LOAD, {}, mem(1, DType::Float32, st_of({view({8, 4}, {1, 8})})));
   LazyOpPtr sum = LazyOp::make(Op::SUM, {load}, Axes{0});
-  s.kernels = {{{LazyOp::make(Op::STORE, {sum}, mem(0, DType::Float32, contiguous({1, 4})))}, {0, 1}}};
+  s.kernels = {{{LazyOp::make(Op::STORE, {sum}, mem(0, DType::Float32, contiguous({1, 4})))}, {0, 1}, false, {}}};
   Program p = codegen_schedule(s, device_renderer("CLANG"));
   ASSERT_EQ(p.kernels.size(), 1u);
   EXPECT_EQ(p.kernels[0].extents, (std::vector<int64_t>{16, 128}));

@@ -8,7 +8,8 @@ using namespace tg;
 
 namespace {
 
-Schedule schedule_of(const std::vector<std::pair<std::string, Tensor>>& outs, const std::vector<Tensor>& ins) {
+Schedule schedule_of(const std::vector<std::pair<std::string, Tensor>>& outs,
+                     const std::vector<Tensor>& ins) {
   std::vector<std::pair<std::string, LazyBuffer>> o;
   for (auto& [name, t] : outs) o.push_back({name, t.lazydata()});
   std::vector<GraphInput> i;
@@ -86,4 +87,26 @@ TEST(Schedule, two_outputs_sharing_a_reduce_keep_kernel_order_dependencies) {
   Schedule s = schedule_of({{"a", x.sub(m)}, {"b", m}}, {x});
   EXPECT_GE(s.kernels.size(), 1u);
   EXPECT_LE(s.kernels.size(), 2u);
+}
+
+// Each graph is its own: two programs with the same input names build side by side in one
+// process, and scheduling one leaves the caller's graph as it was.
+TEST(GraphScope, two_graphs_build_and_schedule_in_one_process) {
+  auto program = [](LazyGraph& into, double k) {
+    GraphScope scope(into);
+    Tensor x = Tensor::placeholder("x", {4, 8});
+    return extract_graph({{"y", x.mul(k).sum(std::vector<int>{1}).lazydata()}},
+                         {{"x", x.lazydata().id(), false}});
+  };
+  LazyGraph a, b;
+  Graph ga = program(a, 2.0), gb = program(b, 3.0);
+  EXPECT_EQ(a.size(), b.size());
+  size_t before = lazy_graph().size();
+  Schedule sa = schedule_graph(ga), sb = schedule_graph(gb);
+  EXPECT_EQ(lazy_graph().size(), before);
+  ASSERT_EQ(sa.kernels.size(), 1u);
+  ASSERT_EQ(sb.kernels.size(), 1u);
+  EXPECT_EQ(sa.inputs[0].name, "x");
+  EXPECT_EQ(sb.inputs[0].name, "x");
+  EXPECT_NE(sa.kernels[0].ast[0], sb.kernels[0].ast[0]);
 }
