@@ -169,6 +169,34 @@ def numpy_train(x, y, steps: int):
   return (time.perf_counter() - t0) / steps
 
 
+def tg_beam(bindir: Path, work: Path, n: int, repeat: int):
+  """tg-codegen --beam 2 on an n^3 matmul: the search's time with a cold and a warm cache, and the
+  kernel times of its choice, of tg's optimizer and of tinygrad's hand-coded optimizations."""
+  script = work / "mm.tg"
+  script.write_text(f'a = input("a", ({n}, {n}))\nb = input("b", ({n}, {n}))\noutput("c", a @ b)\n')
+  a, b = operands(n, n, n)
+  np.save(work / "a.npy", a)
+  np.save(work / "b.npy", b)
+  env = dict(os.environ, TG_CACHE_DIR=str(work / "cache"))
+  subprocess.run(f"{bindir}/tg-trace {script} | {bindir}/tg-schedule -o {work}/mm.s", shell=True, check=True, env=env)
+  searches = []
+  for _ in range(2):  # cold, then cached
+    t0 = time.perf_counter()
+    subprocess.run([f"{bindir}/tg-codegen", "--beam", "2", f"{work}/mm.s", "-o", f"{work}/beam.prog"], check=True,
+                   env=env, capture_output=True)
+    searches.append(time.perf_counter() - t0)
+  times = {}
+  for name, flags in (("beam", None), ("tg", []), ("tinygrad", ["--opt", "tinygrad"])):
+    if flags is not None:
+      subprocess.run([f"{bindir}/tg-codegen", *flags, f"{work}/mm.s", "-o", f"{work}/{name}.prog"], check=True, env=env)
+    err = subprocess.run([f"{bindir}/tg-run", f"{work}/{name}.prog", "--in", f"a={work}/a.npy", "--in", f"b={work}/b.npy",
+                          "--out-dir", str(work / "out"), "--time", "--repeat", str(repeat)], check=True, env=env,
+                         capture_output=True, text=True).stderr
+    times[name] = sum(float(m.group(1)) for m in re.finditer(r"^tg-run: kernel +\d+ +\S+ +([0-9.]+) ms", err, re.M)) / 1e3
+    np.testing.assert_allclose(np.load(work / "out" / "c.npy"), a @ b, atol=1e-3, rtol=1e-3)
+  return searches, times
+
+
 def main():
   ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   ap.add_argument("--bin", type=Path, default=ROOT / "build" / "bin")
@@ -193,6 +221,13 @@ def main():
     print(f"  {'x'.join(map(str, shape)):>16s} {flop / tg_k / 1e9:8.1f} {flop / tiny_k / 1e9:9.1f} "
           f"{flop / np_k / 1e9:8.1f} {tiny_k / tg_k:11.2f}x {np_k / tg_k:8.3f}x {tg_compile * 1e3:8.0f} ms "
           f"{tiny_compile * 1e3:6.0f} ms")
+
+  with tempfile.TemporaryDirectory() as d:
+    (cold, warm), kt = tg_beam(args.bin, Path(d), 1024, args.repeat)
+  flop = 2 * 1024 ** 3
+  print(f"tg-codegen --beam 2, 1024 matmul: search {cold:.1f} s cold, {warm * 1e3:.0f} ms cached (tinygrad 0.9.1 BEAM=2: "
+        f"81 s on this machine as issue 10 measured it, not rerun); kernel GFLOP/s: beam {flop / kt['beam'] / 1e9:.1f}, tg's optimizer {flop / kt['tg'] / 1e9:.1f}, "
+        f"tinygrad's hand-coded opts {flop / kt['tinygrad'] / 1e9:.1f}")
 
   with tempfile.TemporaryDirectory() as d:
     x, y = digits_data(Path(d))

@@ -1,4 +1,6 @@
 // tg-codegen: schedule artifact -> program artifact (source for one device).
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "codegen/codegen.h"
@@ -8,6 +10,7 @@
 #include "io/artifact.h"
 #include "io/file.h"
 #include "io/tool.h"
+#include "launch/beam.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Optimize and render each kernel of a schedule (from tg-schedule) for one device."};
@@ -25,6 +28,12 @@ int main(int argc, char** argv) {
                  "(0.9.1's hand-coded optimizations, its exact sources)")
       ->check(CLI::IsMember({"tg", "tinygrad"}))
       ->capture_default_str();
+  int beam = 0;
+  app.add_option("--beam", beam,
+                 "search each kernel's opts by timing candidates on this machine, keeping the N fastest "
+                 "per round (tinygrad's BEAM=N); results are cached")
+      ->option_text("N")
+      ->check(CLI::Range(1, 64));
   std::string emit = "program", lib_name;
   app.add_option("--emit", emit,
                  "what to write: program (the artifact) or c (a C library: -o DIR gets NAME.h, NAME.c)")
@@ -49,6 +58,26 @@ int main(int argc, char** argv) {
     options.optimizer = noopt                     ? tg::Optimizer::None
                         : optimizer == "tinygrad" ? tg::Optimizer::Tinygrad
                                                   : tg::Optimizer::Tg;
+    if (beam > 0) {
+      if (noopt || optimizer == "tinygrad")
+        tg::fail("ValueError", "--beam searches opts itself: drop --noopt and --opt");
+      options.optimize = [&, done = 0](tg::Kernel& k, const tg::ScheduleKernel& sk) mutable {
+        auto t0 = std::chrono::steady_clock::now();
+        tg::BeamResult r = tg::beam_search(sk, schedule, tg::device(device), beam);
+        tg::apply_beam(k, r);
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        ++done;
+        if (r.cached)
+          std::fprintf(stderr, "tg-codegen: beam %d: kernel %d %s: cached\n", beam, done, k.name().c_str());
+        else
+          std::fprintf(
+              stderr,
+              "tg-codegen: beam %d: kernel %d %s: %.3f ms (tg's optimizer: %.3f ms), %d candidates in %d "
+              "rounds, %.1f s%s\n",
+              beam, done, k.name().c_str(), r.seconds * 1e3, r.tg_seconds * 1e3, r.candidates, r.rounds, s,
+              r.rejected ? " (the fastest computed other outputs: tg's kept)" : "");
+      };
+    }
     std::vector<tg::Stage> shown;
     for (std::string_view n : tg::stage_names())
       for (const std::string& p : print_after)

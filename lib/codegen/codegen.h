@@ -27,6 +27,8 @@ struct CodegenOptions {
   // Called with each kernel as it is lowered (its place in the schedule, the schedule's kernel,
   // every stage's result): how tg-codegen --print-after sees the stages.
   std::function<void(size_t, const ScheduleKernel&, const LoweredKernel&)> observe{};
+  // When set, chooses each distinct kernel's opts instead of `optimizer` (tg-codegen --beam).
+  std::function<void(Kernel&, const ScheduleKernel&)> optimize{};
 };
 
 // Below this many loop iterations a host kernel runs on one thread (waking threads costs more
@@ -54,6 +56,9 @@ void optimize_kernel(Kernel& k, Optimizer optimizer);
 // CodegenOptions::observe only).
 LoweredKernel lower_kernel(const Kernel& k, const Renderer& renderer, const std::string& function_name = "",
                            bool keep_stages = true);
+
+// A lowered (rendered) kernel as a Program holds it, for the schedule's kernel `sk`.
+ProgramKernel program_kernel(const LoweredKernel& lk, const ScheduleKernel& sk, std::string name);
 
 // Lowers one kernel AST. `function_name` overrides the kernel's own name in the source.
 LoweredKernel lower_kernel(const std::vector<LazyOpPtr>& ast, const Renderer& renderer,

@@ -19,8 +19,12 @@ constexpr int64_t kMaxElements = int64_t(1) << 48;
 class Checker {
 public:
   explicit Checker(std::string what) : what_(std::move(what)) {}
-  void operator()(bool ok, const std::string& where, const std::string& message) const {
+  void operator()(bool ok, const std::string& where, const char* message) const {
     if (!ok) fail("RuntimeError", "invalid " + what_ + " artifact: " + where + ": " + message);
+  }
+  // The message built only when the check fails: checks run per node of every artifact read.
+  template <class Message> void operator()(bool ok, const std::string& where, Message&& message) const {
+    if (!ok) fail("RuntimeError", "invalid " + what_ + " artifact: " + where + ": " + std::string(message()));
   }
 
 private:
@@ -35,11 +39,11 @@ std::string str(const std::vector<int64_t>& xs) {
 
 // Element count of a shape; checks dims are non-negative and the count is sane.
 int64_t checked_size(const Shape& shape, const Checker& check, const std::string& where) {
-  for (int64_t d : shape) check(d >= 0, where, "negative dimension in shape " + str(shape));
+  for (int64_t d : shape) check(d >= 0, where, [&] { return "negative dimension in shape " + str(shape); });
   if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0; // (2**62, 0) is empty
   int64_t n = 1;
   for (int64_t d : shape) {
-    check(n <= kMaxElements / d, where, "shape " + str(shape) + " is too large");
+    check(n <= kMaxElements / d, where, [&] { return "shape " + str(shape) + " is too large"; });
     n *= d;
   }
   return n;
@@ -47,20 +51,23 @@ int64_t checked_size(const Shape& shape, const Checker& check, const std::string
 
 void check_view(const View& v, const Checker& check, const std::string& where) {
   checked_size(v.shape, check, where);
-  check(v.strides.size() == v.shape.size(), where,
-        "view has " + std::to_string(v.strides.size()) + " strides for " + std::to_string(v.shape.size()) +
-            " dimensions");
+  check(v.strides.size() == v.shape.size(), where, [&] {
+    return "view has " + std::to_string(v.strides.size()) + " strides for " + std::to_string(v.shape.size()) +
+           " dimensions";
+  });
   for (int64_t s : v.strides) check(s > -kMaxElements && s < kMaxElements, where, "stride out of range");
   check(v.offset > -kMaxElements && v.offset < kMaxElements, where, "offset out of range");
   if (!v.mask) return;
-  check(v.mask->size() == v.shape.size(), where,
-        "mask has " + std::to_string(v.mask->size()) + " entries for " + std::to_string(v.shape.size()) +
-            " dimensions");
+  check(v.mask->size() == v.shape.size(), where, [&] {
+    return "mask has " + std::to_string(v.mask->size()) + " entries for " + std::to_string(v.shape.size()) +
+           " dimensions";
+  });
   for (size_t i = 0; i < v.mask->size(); ++i) {
     auto [b, e] = (*v.mask)[i];
-    check(0 <= b && b <= e && e <= v.shape[i], where,
-          "mask [" + std::to_string(b) + ", " + std::to_string(e) + ") does not fit dimension " +
-              std::to_string(i) + " of size " + std::to_string(v.shape[i]));
+    check(0 <= b && b <= e && e <= v.shape[i], where, [&] {
+      return "mask [" + std::to_string(b) + ", " + std::to_string(e) + ") does not fit dimension " +
+             std::to_string(i) + " of size " + std::to_string(v.shape[i]);
+    });
   }
 }
 
@@ -72,9 +79,10 @@ void check_st(const ShapeTracker& st, const Checker& check, const std::string& w
 void check_st_in_buffer(const ShapeTracker& st, int64_t buffer_size, const Checker& check,
                         const std::string& where) {
   if (auto r = index_range(st.views.front()))
-    check(r->first >= 0 && r->second < buffer_size, where,
-          "view reads elements " + std::to_string(r->first) + ".." + std::to_string(r->second) +
-              " of a buffer of " + std::to_string(buffer_size));
+    check(r->first >= 0 && r->second < buffer_size, where, [&] {
+      return "view reads elements " + std::to_string(r->first) + ".." + std::to_string(r->second) +
+             " of a buffer of " + std::to_string(buffer_size);
+    });
 }
 
 int arity(Op op) {
@@ -98,8 +106,9 @@ std::string node_where(const char* prefix, size_t i, Op op) {
 
 void check_axes(const Axes& axes, size_t ndim, const Checker& check, const std::string& where) {
   for (int a : axes)
-    check(a >= 0 && size_t(a) < ndim, where,
-          "reduce axis " + std::to_string(a) + " out of range for " + std::to_string(ndim) + " dimensions");
+    check(a >= 0 && size_t(a) < ndim, where, [&] {
+      return "reduce axis " + std::to_string(a) + " out of range for " + std::to_string(ndim) + " dimensions";
+    });
 }
 
 void check_buffers(const std::vector<BufferInfo>& buffers, const std::vector<NamedBuffer>& inputs,
@@ -110,11 +119,12 @@ void check_buffers(const std::vector<BufferInfo>& buffers, const std::vector<Nam
     std::string where = "buffer " + std::to_string(b.id);
     check(b.id >= 0, where, "negative buffer id");
     check(by_id.emplace(b.id, &b).second, where, "duplicate buffer id");
-    check(b.size >= 0 && b.size <= kMaxElements, where, "bad size " + std::to_string(b.size));
+    check(b.size >= 0 && b.size <= kMaxElements, where, [&] { return "bad size " + std::to_string(b.size); });
     if (b.role == BufferRole::Constant)
-      check(b.data.size() == uint64_t(b.size) * itemsize(b.dtype), where,
-            "constant data has " + std::to_string(b.data.size()) + " bytes, expected " +
-                std::to_string(b.size * itemsize(b.dtype)));
+      check(b.data.size() == uint64_t(b.size) * itemsize(b.dtype), where, [&] {
+        return "constant data has " + std::to_string(b.data.size()) + " bytes, expected " +
+               std::to_string(b.size * itemsize(b.dtype));
+      });
     else
       check(b.data.empty(), where, "only constant buffers carry data");
   }
@@ -126,13 +136,16 @@ void check_buffers(const std::vector<BufferInfo>& buffers, const std::vector<Nam
       check(!nb.name.empty(), where, "empty name");
       check(names.insert(nb.name).second, where, "duplicate name");
       auto it = by_id.find(nb.buffer);
-      check(it != by_id.end(), where, "buffer " + std::to_string(nb.buffer) + " does not exist");
+      check(it != by_id.end(), where,
+            [&] { return "buffer " + std::to_string(nb.buffer) + " does not exist"; });
       int64_t n = checked_size(nb.shape, check, where);
-      check(n == it->second->size, where,
-            "shape " + str(nb.shape) + " does not match buffer size " + std::to_string(it->second->size));
-      check(nb.dtype == it->second->dtype, where,
-            "dtype " + std::string(py_name(nb.dtype)) + " does not match the buffer's " +
-                std::string(py_name(it->second->dtype)));
+      check(n == it->second->size, where, [&] {
+        return "shape " + str(nb.shape) + " does not match buffer size " + std::to_string(it->second->size);
+      });
+      check(nb.dtype == it->second->dtype, where, [&] {
+        return "dtype " + std::string(py_name(nb.dtype)) + " does not match the buffer's " +
+               std::string(py_name(it->second->dtype));
+      });
       if (list == &states)
         check(it->second->role == BufferRole::State, where, "buffer is not a state buffer");
     }
@@ -161,8 +174,9 @@ public:
     if (op->op == Op::LOAD || op->op == Op::CONST) want = 0;
     if (op->op == Op::STORE) want = 1;
     if (want >= 0)
-      check_(int(op->src.size()) == want, where,
-             "needs " + std::to_string(want) + " sources, has " + std::to_string(op->src.size()));
+      check_(int(op->src.size()) == want, where, [&] {
+        return "needs " + std::to_string(want) + " sources, has " + std::to_string(op->src.size());
+      });
     std::vector<const Shape*> srcs;
     for (const LazyOpPtr& s : op->src) {
       check_(s != nullptr, where, "null source");
@@ -172,15 +186,17 @@ public:
     if (op->op == Op::LOAD || op->op == Op::STORE) {
       const MemBuffer* mb = std::get_if<MemBuffer>(&op->arg);
       check_(mb != nullptr, where, "needs a buffer argument");
-      check_(mb->idx >= 0 && size_t(mb->idx) < buffer_sizes_.size(), where,
-             "buffer index " + std::to_string(mb->idx) + " out of range for " +
-                 std::to_string(buffer_sizes_.size()) + " kernel buffers");
+      check_(mb->idx >= 0 && size_t(mb->idx) < buffer_sizes_.size(), where, [&] {
+        return "buffer index " + std::to_string(mb->idx) + " out of range for " +
+               std::to_string(buffer_sizes_.size()) + " kernel buffers";
+      });
       check_st(mb->st, check_, where);
       check_st_in_buffer(mb->st, buffer_sizes_[mb->idx], check_, where);
       shape = mb->st.shape();
       if (op->op == Op::STORE)
-        check_(*srcs[0] == shape, where,
-               "stores a value of shape " + str(*srcs[0]) + " through a view of shape " + str(shape));
+        check_(*srcs[0] == shape, where, [&] {
+          return "stores a value of shape " + str(*srcs[0]) + " through a view of shape " + str(shape);
+        });
     } else if (op->op == Op::CONST) {
       const ConstBuffer* cb = std::get_if<ConstBuffer>(&op->arg);
       check_(cb != nullptr, where, "needs a const argument");
@@ -194,7 +210,8 @@ public:
       for (int a : *axes) shape[a] = 1;
     } else if (is_elementwise(op->op)) {
       for (const Shape* s : srcs)
-        check_(*s == *srcs[0], where, "sources have different shapes " + str(*srcs[0]) + " and " + str(*s));
+        check_(*s == *srcs[0], where,
+               [&] { return "sources have different shapes " + str(*srcs[0]) + " and " + str(*s); });
       shape = *srcs[0];
     } else if (!srcs.empty()) {
       shape = *srcs[0];
@@ -218,7 +235,7 @@ void check_custom_buffers(const std::vector<int>& bufs, DType dtype, int64_t siz
         "a random kernel has an output and at most a seed buffer");
   for (size_t i = 0; i < bufs.size(); ++i) {
     auto it = by_id.find(bufs[i]);
-    check(it != by_id.end(), where, "buffer " + std::to_string(bufs[i]) + " does not exist");
+    check(it != by_id.end(), where, [&] { return "buffer " + std::to_string(bufs[i]) + " does not exist"; });
     const BufferInfo& b = *it->second;
     if (i == 0)
       check(b.dtype == dtype && b.size == size, where, "its output buffer does not match its dtype and size");
@@ -237,14 +254,16 @@ void validate_graph(const Graph& g) {
     check(int(n.op) < kNumOps, where, "bad op");
     check(int(n.dtype) < kNumDTypes, where, "bad dtype");
     int64_t size = checked_size(n.shape, check, where);
-    for (NodeId s : n.srcs) check(s < i, where, "source " + std::to_string(s) + " is not an earlier node");
+    for (NodeId s : n.srcs)
+      check(s < i, where, [&] { return "source " + std::to_string(s) + " is not an earlier node"; });
     int want = arity(n.op);
     if (want >= 0)
-      check(int(n.srcs.size()) == want, where,
-            "needs " + std::to_string(want) + " sources, has " + std::to_string(n.srcs.size()));
+      check(int(n.srcs.size()) == want, where, [&] {
+        return "needs " + std::to_string(want) + " sources, has " + std::to_string(n.srcs.size());
+      });
     check_st(n.st, check, where);
     check(n.st.shape() == n.shape, where,
-          "view shape " + str(n.st.shape()) + " differs from node shape " + str(n.shape));
+          [&] { return "view shape " + str(n.st.shape()) + " differs from node shape " + str(n.shape); });
     if (n.is_view()) {
       int64_t base_size = 1;
       for (int64_t d : g.nodes[n.srcs[0]].shape) base_size *= d;
@@ -252,9 +271,10 @@ void validate_graph(const Graph& g) {
     }
     if (is_elementwise(n.op))
       for (NodeId s : n.srcs)
-        check(g.nodes[s].shape == n.shape, where,
-              "source " + std::to_string(s) + " has shape " + str(g.nodes[s].shape) + ", expected " +
-                  str(n.shape));
+        check(g.nodes[s].shape == n.shape, where, [&] {
+          return "source " + std::to_string(s) + " has shape " + str(g.nodes[s].shape) + ", expected " +
+                 str(n.shape);
+        });
     if (n.op == Op::CUSTOM) {
       // custom_random: its seed in the arg, plus the value of a one-element int64 seed buffer
       // when it has a source.
@@ -285,9 +305,10 @@ void validate_graph(const Graph& g) {
       check_axes(*axes, g.nodes[n.srcs[0]].shape.size(), check, where);
     }
     if (!n.data.empty())
-      check(n.data.size() == uint64_t(size) * itemsize(n.dtype), where,
-            "data has " + std::to_string(n.data.size()) + " bytes, expected " +
-                std::to_string(size * itemsize(n.dtype)));
+      check(n.data.size() == uint64_t(size) * itemsize(n.dtype), where, [&] {
+        return "data has " + std::to_string(n.data.size()) + " bytes, expected " +
+               std::to_string(size * itemsize(n.dtype));
+      });
   }
   for (auto* list : {&g.inputs}) {
     std::set<std::string> names;
@@ -295,7 +316,8 @@ void validate_graph(const Graph& g) {
       std::string where = "input '" + in.name + "'";
       check(!in.name.empty(), where, "empty name");
       check(names.insert(in.name).second, where, "duplicate name");
-      check(in.node < g.nodes.size(), where, "node " + std::to_string(in.node) + " does not exist");
+      check(in.node < g.nodes.size(), where,
+            [&] { return "node " + std::to_string(in.node) + " does not exist"; });
     }
   }
   std::set<std::string> names;
@@ -303,7 +325,8 @@ void validate_graph(const Graph& g) {
     std::string where = "output '" + out.name + "'";
     check(!out.name.empty(), where, "empty name");
     check(names.insert(out.name).second, where, "duplicate name");
-    check(out.node < g.nodes.size(), where, "node " + std::to_string(out.node) + " does not exist");
+    check(out.node < g.nodes.size(), where,
+          [&] { return "node " + std::to_string(out.node) + " does not exist"; });
   }
   std::set<std::string> state_names;
   for (const GraphState& st : g.states) {
@@ -311,10 +334,10 @@ void validate_graph(const Graph& g) {
     check(!st.name.empty(), where, "empty name");
     check(state_names.insert(st.name).second, where, "duplicate name");
     for (NodeId id : {st.node, st.init})
-      check(id < g.nodes.size(), where, "node " + std::to_string(id) + " does not exist");
+      check(id < g.nodes.size(), where, [&] { return "node " + std::to_string(id) + " does not exist"; });
     const LazyNode& n = g.nodes[st.node];
     check(n.is_state() && n.name == st.name, where,
-          "node " + std::to_string(st.node) + " is not its placeholder");
+          [&] { return "node " + std::to_string(st.node) + " is not its placeholder"; });
     check(g.nodes[st.init].shape == n.shape && g.nodes[st.init].dtype == n.dtype, where,
           "first value differs in shape or dtype");
     for (const GraphInput& in : g.inputs) check(in.name != st.name, where, "is also an input");
@@ -337,7 +360,7 @@ void validate_schedule(const Schedule& s) {
     std::vector<int64_t> sizes;
     for (int id : kernel.bufs) {
       auto it = by_id.find(id);
-      check(it != by_id.end(), where, "buffer " + std::to_string(id) + " does not exist");
+      check(it != by_id.end(), where, [&] { return "buffer " + std::to_string(id) + " does not exist"; });
       sizes.push_back(it->second->size);
     }
     if (!kernel.ast.empty() && kernel.ast[0] && kernel.ast[0]->op == Op::CUSTOM) {
@@ -370,23 +393,26 @@ void validate_program(const Program& p) {
       ident =
           ident && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
     check(ident, where, "kernel name is not an identifier");
-    check(kernel.extents.size() == kernel.bufs.size(), where,
-          std::to_string(kernel.extents.size()) + " extents for " + std::to_string(kernel.bufs.size()) +
-              " buffers");
+    check(kernel.extents.size() == kernel.bufs.size(), where, [&] {
+      return std::to_string(kernel.extents.size()) + " extents for " + std::to_string(kernel.bufs.size()) +
+             " buffers";
+    });
     for (size_t i = 0; i < kernel.bufs.size(); ++i) {
       int id = kernel.bufs[i];
       auto it = by_id.find(id);
-      check(it != by_id.end(), where, "buffer " + std::to_string(id) + " does not exist");
+      check(it != by_id.end(), where, [&] { return "buffer " + std::to_string(id) + " does not exist"; });
       // Sizes are at most kMaxElements and item sizes at most 8, so bytes fit in int64.
       int64_t bytes = it->second->size * int64_t(itemsize(it->second->dtype));
-      check(kernel.extents[i] >= 0 && kernel.extents[i] <= bytes, where,
-            "touches " + std::to_string(kernel.extents[i]) + " bytes of buffer " + std::to_string(id) +
-                ", which holds " + std::to_string(bytes));
+      check(kernel.extents[i] >= 0 && kernel.extents[i] <= bytes, where, [&] {
+        return "touches " + std::to_string(kernel.extents[i]) + " bytes of buffer " + std::to_string(id) +
+               ", which holds " + std::to_string(bytes);
+      });
     }
     check(kernel.work >= 0, where, "bad work estimate");
     if (!kernel.custom.empty()) {
-      check(kernel.custom == "random" && kernel.src.empty(), where,
-            "unknown custom kernel '" + kernel.custom + "' (tg knows 'random', with no source)");
+      check(kernel.custom == "random" && kernel.src.empty(), where, [&] {
+        return "unknown custom kernel '" + kernel.custom + "' (tg knows 'random', with no source)";
+      });
       check(!kernel.bufs.empty() && by_id.count(kernel.bufs[0]), where,
             "a random kernel needs an output buffer");
       const BufferInfo& out = *by_id.at(kernel.bufs[0]);
@@ -398,14 +424,16 @@ void validate_program(const Program& p) {
       for (char c : v)
         var_ident = var_ident &&
                     ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
-      check(var_ident, where, "variable name '" + v + "' is not an identifier");
+      check(var_ident, where, [&] { return "variable name '" + v + "' is not an identifier"; });
     }
     for (auto* dims : {&kernel.global_size, &kernel.local_size}) {
       const char* name = dims == &kernel.global_size ? "global_size" : "local_size";
-      check(!dims->empty() && dims->size() <= 3, where, std::string(name) + " needs 1 to 3 dimensions");
+      check(!dims->empty() && dims->size() <= 3, where,
+            [&] { return std::string(name) + " needs 1 to 3 dimensions"; });
       // kernels index with 32-bit ints, and host launches pass the split range as int32
       for (int64_t d : *dims)
-        check(d >= 1 && d <= INT32_MAX, where, std::string(name) + " " + str(*dims) + " has a bad dimension");
+        check(d >= 1 && d <= INT32_MAX, where,
+              [&] { return std::string(name) + " " + str(*dims) + " has a bad dimension"; });
     }
   }
 }

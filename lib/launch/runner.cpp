@@ -222,6 +222,7 @@ void ProgramRun::launch_range(bool init, const RunOptions& options) {
       loaded_->synchronize();
       double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       best = r == 0 ? dt : std::min(best, dt);
+      if (options.give_up > 0 && dt > options.give_up) break;
     }
     options.kernel_seconds->resize(p_.kernels.size(), 0.0);
     (*options.kernel_seconds)[i] = best;

@@ -24,6 +24,7 @@ CompiledProgram compile_program(const Program& p);
 struct RunOptions {
   std::vector<double>* kernel_seconds = nullptr; // when set: each kernel's best wall time
   int repeat = 1;                                // launches per kernel when timing
+  double give_up = 0; // when timing: no more launches of a kernel once one took longer (s; 0: never)
 };
 std::map<std::string, HostBuffer> run_program(const Program& p,
                                               const std::map<std::string, HostBuffer>& inputs,

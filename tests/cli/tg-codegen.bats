@@ -157,3 +157,34 @@ tg-codegen: kernel 0 r_64_16_4 after render:"
   [ "$status" -eq 2 ]
   [[ "$err" == "tg-codegen: "*"unknown stage 'source'"* ]]
 }
+
+@test "tg-codegen --beam times candidates, keeps a correct kernel, and the second search is cached" {
+  need_python
+  schedule $'a = input("a", (64, 96))\nb = input("b", (96, 48))\noutput("c", (a @ b).relu())'
+  run_split tg-codegen --beam 2 s.bin -o beam.prog
+  [ "$status" -eq 0 ]
+  expect_contains "$err" "tg-codegen: beam 2: kernel 1 "
+  expect_contains "$err" "candidates in"
+  make_npy a.npy 'np.random.default_rng(1).standard_normal((64, 96)).astype(np.float32)'
+  make_npy b.npy 'np.random.default_rng(2).standard_normal((96, 48)).astype(np.float32)'
+  tg-run beam.prog --in a=a.npy --in b=b.npy --out-dir out
+  "$PYTHON" -c "
+import numpy as np
+a, b, c = np.load('a.npy'), np.load('b.npy'), np.load('out/c.npy')
+np.testing.assert_allclose(c, np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)"
+  # the same kernel again: the search is a cache read, and gives the same program
+  run_split tg-codegen --beam 2 s.bin -o again.prog
+  [ "$status" -eq 0 ]
+  expect_contains "$err" "cached"
+  cmp beam.prog again.prog
+}
+
+@test "tg-codegen --beam refuses a width out of range and a second optimizer" {
+  schedule "$MATMUL"
+  run_split tg-codegen --beam 0 s.bin
+  [ "$status" -eq 2 ]
+  run_split tg-codegen --beam 2 --opt tinygrad s.bin
+  [ "$status" -ne 0 ]
+  expect_one_line_error tg-codegen "$err"
+  expect_contains "$err" "--beam searches opts itself"
+}
