@@ -93,7 +93,9 @@ Tensor& Tensor::backward() {
   impl_->grad = std::make_shared<Tensor>(Tensor::scalar(Scalar::of_float(1.0), dtype(), false));
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     Tensor& t0 = *it;
-    if (!t0.impl_->grad) fail("RuntimeError", "tensor has no grad");
+    if (!t0.impl_->grad)
+      fail("RuntimeError", "tensor <Tensor " + py::tuple_repr(t0.shape()) + " " +
+                               std::string(py_name(t0.dtype())) + " with grad None> has no grad");
     Function& ctx = *t0.impl_->ctx;
     auto grads = ctx.backward(t0.impl_->grad->lazydata());
     for (size_t k = 0; k < ctx.parents.size() && k < grads.size(); ++k) {

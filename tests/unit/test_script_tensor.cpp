@@ -239,3 +239,23 @@ TEST(ScriptTensor, scripts_building_thousands_of_ops_are_fast) {
 
 } // namespace
 } // namespace tg
+
+namespace tg {
+namespace {
+
+// tinygrad puts full's requires_grad on its 0-d leaf, so Tensor.ones(4, requires_grad=True) is
+// made by Functions, and a backward that reaches it only through a comparison raises.
+TEST(ScriptBackward, through_a_comparison_to_a_made_tensor_raises_like_tinygrad) {
+  EXPECT_EQ(error("a = Tensor.ones(4, requires_grad=True)\nb = Tensor.ones(4, requires_grad=True)\n"
+                  "(a < b).sum().backward()\n"),
+            "3: RuntimeError: tensor <Tensor (4,) float32 with grad None> has no grad");
+  // a gradient that does flow reaches it as before
+  EXPECT_EQ(printed("a = Tensor.ones(4, requires_grad=True)\n(a * (a < 2)).sum().backward()\n"
+                    "print(a.grad.shape)"),
+            "(4,)\n");
+  EXPECT_EQ(printed("a = Tensor.zeros(2, requires_grad=True)\nprint(a.requires_grad, a.shape)"),
+            "True (2,)\n");
+}
+
+} // namespace
+} // namespace tg
