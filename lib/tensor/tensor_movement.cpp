@@ -198,8 +198,8 @@ Tensor Tensor::repeat(const Shape& repeats) const {
   Shape base(repeats.size() > shape().size() ? repeats.size() - shape().size() : 0, 1);
   base = concat(base, shape());
   Shape new_shape, expand_shape, final_shape;
-  for (size_t k = 0; k < std::min(base.size(), repeats.size()); ++k) {
-    new_shape.insert(new_shape.end(), {1, base[k]});
+  for (int64_t b : base) new_shape.insert(new_shape.end(), {1, b});
+  for (size_t k = 0; k < std::min(base.size(), repeats.size()); ++k) { // zip, as tinygrad's
     expand_shape.insert(expand_shape.end(), {repeats[k], base[k]});
     final_shape.push_back(size_mul(repeats[k], base[k]));
   }
