@@ -175,10 +175,7 @@ static bool match_sources(const UOp* u, const std::vector<const UPat*>& pats, Bi
 }
 
 bool match(const UOp* u, const UPat& pat, Bindings& store) {
-  if (!pat.name.empty()) {
-    auto [it, inserted] = store.emplace(pat.name, u);
-    if (!inserted && it->second != u) return false;
-  }
+  if (!pat.name.empty() && !store.bind(pat.name, u)) return false;
   if (pat.op && *pat.op != u->op) return false;
   if (pat.alu && !(u->op == UOps::ALU && u->alu() == *pat.alu)) return false;
   if (pat.dtype && u->dtype && *pat.dtype != *u->dtype) return false;
@@ -201,6 +198,7 @@ bool match(const UOp* u, const UPat& pat, Bindings& store) {
 const UOp* PatternMatcher::rewrite(const UOp* u, UOpGraph& g) const {
   for (const RewriteRule& rule : rules_) {
     if (rule.pattern.op && *rule.pattern.op != u->op) continue;
+    if (rule.pattern.alu && !(u->op == UOps::ALU && u->alu() == *rule.pattern.alu)) continue;
     Bindings store;
     if (!match(u, rule.pattern, store)) continue;
     if (const UOp* r = rule.rewrite(store, u, g); r && r != u) return r;

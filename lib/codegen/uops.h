@@ -3,11 +3,14 @@
 // then linearized into a list a renderer walks top to bottom. UOps are hash-consed inside a
 // UOpGraph: building the same (op, dtype, src, arg) twice returns the same pointer.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -169,7 +172,29 @@ struct UPat {
   static UPat of_alu(Op op, std::vector<UPat> src, std::string name = "");
 };
 
-using Bindings = std::unordered_map<std::string, const UOp*>;
+// The names a pattern bound: a handful at most, so a flat inline list, copied for free when a
+// commutative match backtracks (a hash map of strings was a third of the rewrite's time).
+class Bindings {
+public:
+  const UOp* at(std::string_view name) const {
+    for (size_t i = 0; i < n_; ++i)
+      if (*items_[i].first == name) return items_[i].second;
+    throw std::out_of_range("rewrite rule reads an unbound name: " + std::string(name));
+  }
+  // Binds `name` (a pattern's, which outlives the match) to `u`; false when it is bound to
+  // another UOp already.
+  bool bind(const std::string& name, const UOp* u) {
+    for (size_t i = 0; i < n_; ++i)
+      if (*items_[i].first == name) return items_[i].second == u;
+    if (n_ == items_.size()) throw std::length_error("a rewrite pattern binds more than 8 names");
+    items_[n_++] = {&name, u};
+    return true;
+  }
+
+private:
+  std::array<std::pair<const std::string*, const UOp*>, 8> items_{};
+  size_t n_ = 0;
+};
 bool match(const UOp* u, const UPat& pat, Bindings& store);
 
 struct RewriteRule {
