@@ -37,14 +37,26 @@ def operands(m: int, n: int, k: int):
   return rng.standard_normal((m, k), dtype=np.float32), rng.standard_normal((k, n), dtype=np.float32)
 
 
-def tg_matmul(bindir: Path, shape, work: Path, repeat: int):
-  m, n, k = shape
+def matmul_files(work: Path, m: int, n: int, k: int):
+  """work/matmul.tg, a @ b, and its operands as work/a.npy and work/b.npy; the environment with
+  a compile cache of its own."""
   script = work / "matmul.tg"
   script.write_text(f'a = input("a", ({m}, {k}))\nb = input("b", ({k}, {n}))\noutput("c", a @ b)\n')
   a, b = operands(m, n, k)
   np.save(work / "a.npy", a)
   np.save(work / "b.npy", b)
-  env = dict(os.environ, TG_CACHE_DIR=str(work / "cache"))
+  return script, a, b, dict(os.environ, TG_CACHE_DIR=str(work / "cache"))
+
+
+def kernel_seconds(tg_run_stderr: str):
+  """The kernels' time in all from tg-run --time's report."""
+  return sum(float(m.group(1)) for m in re.finditer(r"^tg-run: kernel +\d+ +\S+ +([0-9.]+) ms", tg_run_stderr,
+                                                     re.M)) / 1e3
+
+
+def tg_matmul(bindir: Path, shape, work: Path, repeat: int):
+  m, n, k = shape
+  script, a, b, env = matmul_files(work, m, n, k)
   t0 = time.perf_counter()
   prog = subprocess.run(f"{bindir}/tg-trace {script} | {bindir}/tg-schedule | {bindir}/tg-codegen", shell=True,
                         check=True, capture_output=True, env=env).stdout
@@ -59,7 +71,7 @@ def tg_matmul(bindir: Path, shape, work: Path, repeat: int):
   subprocess.run(run, check=True, env=env)
   err = subprocess.run(run + ["--time", "--repeat", str(repeat)], check=True, env=env, capture_output=True,
                        text=True).stderr
-  kernel_s = sum(float(m.group(1)) for m in re.finditer(r"^tg-run: kernel +\d+ +\S+ +([0-9.]+) ms", err, re.M)) / 1e3
+  kernel_s = kernel_seconds(err)
   np.testing.assert_allclose(np.load(work / "out" / "c.npy"), a @ b, atol=1e-3, rtol=1e-3)
   return kernel_s, t_codegen + t_compile
 
@@ -172,12 +184,7 @@ def numpy_train(x, y, steps: int):
 def tg_beam(bindir: Path, work: Path, n: int, repeat: int):
   """tg-codegen --beam 2 on an n^3 matmul: the search's time with a cold and a warm cache, and the
   kernel times of its choice, of tg's optimizer and of tinygrad's hand-coded optimizations."""
-  script = work / "mm.tg"
-  script.write_text(f'a = input("a", ({n}, {n}))\nb = input("b", ({n}, {n}))\noutput("c", a @ b)\n')
-  a, b = operands(n, n, n)
-  np.save(work / "a.npy", a)
-  np.save(work / "b.npy", b)
-  env = dict(os.environ, TG_CACHE_DIR=str(work / "cache"))
+  script, a, b, env = matmul_files(work, n, n, n)
   subprocess.run(f"{bindir}/tg-trace {script} | {bindir}/tg-schedule -o {work}/mm.s", shell=True, check=True, env=env)
   searches = []
   for _ in range(2):  # cold, then cached
@@ -192,7 +199,7 @@ def tg_beam(bindir: Path, work: Path, n: int, repeat: int):
     err = subprocess.run([f"{bindir}/tg-run", f"{work}/{name}.prog", "--in", f"a={work}/a.npy", "--in", f"b={work}/b.npy",
                           "--out-dir", str(work / "out"), "--time", "--repeat", str(repeat)], check=True, env=env,
                          capture_output=True, text=True).stderr
-    times[name] = sum(float(m.group(1)) for m in re.finditer(r"^tg-run: kernel +\d+ +\S+ +([0-9.]+) ms", err, re.M)) / 1e3
+    times[name] = kernel_seconds(err)
     np.testing.assert_allclose(np.load(work / "out" / "c.npy"), a @ b, atol=1e-3, rtol=1e-3)
   return searches, times
 
