@@ -139,6 +139,25 @@ def main():
     record("error", shps, torch_fxn, tinygrad_fxn, vals=vals, low=low, high=high, expected=expected)
   TestOps.helper_test_exception = helper_test_exception
 
+  # A test's own checks compare tinygrad with torch, which is a stand-in here: they must not stop
+  # the recording of the helper_test_op calls after them (test_argmax checks first-index ties
+  # before its helpers, test_cmp_lt_backwards checks that backward raises).
+  def no_check(self, *args, **kwargs):
+    return None
+  orig_raises = TestOps.assertRaises
+  def no_raises_check(self, *args, **kwargs):  # as a context manager it stays unittest's own
+    if len(args) >= 2:  # assertRaises(E, fn, ...): run it, whatever it does
+      try: args[1](*args[2:], **kwargs)
+      except Exception: pass
+      return None
+    return orig_raises(self, *args, **kwargs)
+  for check in ("assertEqual", "assertTrue", "assertFalse", "assertAlmostEqual", "assertIsNone", "assertIsNotNone",
+                "assertListEqual", "assertTupleEqual"):
+    setattr(TestOps, check, no_check)
+  TestOps.assertRaises = no_raises_check
+  for check in ("assert_equal", "assert_allclose", "assert_array_equal", "assert_almost_equal"):
+    setattr(np.testing, check, lambda *a, **k: None)
+
   tests = sorted(n for n in dir(TestOps) if n.startswith("test_"))
   for name in tests:
     current["test"] = name
