@@ -63,7 +63,7 @@ void check_view(const View& v, const Checker& check, const std::string& where) {
            " dimensions";
   });
   for (size_t i = 0; i < v.mask->size(); ++i) {
-    auto [b, e] = (*v.mask)[i];
+    int64_t b = (*v.mask)[i].first, e = (*v.mask)[i].second; // not a binding: lambdas capture it
     check(0 <= b && b <= e && e <= v.shape[i], where, [&] {
       return "mask [" + std::to_string(b) + ", " + std::to_string(e) + ") does not fit dimension " +
              std::to_string(i) + " of size " + std::to_string(v.shape[i]);
