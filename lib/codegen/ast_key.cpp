@@ -1,6 +1,5 @@
 #include "codegen/ast_key.h"
 
-#include <cstring>
 #include <unordered_map>
 
 namespace tg {

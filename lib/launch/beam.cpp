@@ -76,6 +76,17 @@ std::string renamed(const std::string& src, const std::string& name) {
   return src.substr(0, at + 1) + name + src.substr(at + 5);
 }
 
+// A candidate as a kernel of a timing or checking program, named `name`, over `bufs`.
+ProgramKernel program_kernel_of(const Candidate& c, const ScheduleKernel& sk, const std::vector<int>& bufs,
+                                const std::string& name) {
+  LoweredKernel lk = c.lk;
+  lk.src = renamed(lk.src, name);
+  ScheduleKernel plain = sk;
+  plain.bufs = bufs;
+  plain.init = false;
+  return program_kernel(lk, plain, name);
+}
+
 // Times every candidate: one program with a kernel per candidate, over copies of the kernel's
 // buffers (inputs and outputs become scratch; constants keep their data).
 void time_candidates(std::vector<Candidate*>& cs, const ScheduleKernel& sk, const Schedule& s, Device& device,
@@ -90,14 +101,8 @@ void time_candidates(std::vector<Candidate*>& cs, const ScheduleKernel& sk, cons
     if (copy.role != BufferRole::Constant) copy.role = BufferRole::Intermediate, copy.name.clear();
     p.buffers.push_back(std::move(copy));
   }
-  ScheduleKernel plain = sk;
-  plain.init = false;
-  for (size_t i = 0; i < cs.size(); ++i) {
-    std::string name = "beam_" + std::to_string(i);
-    LoweredKernel lk = cs[i]->lk;
-    lk.src = renamed(lk.src, name);
-    p.kernels.push_back(program_kernel(lk, plain, name));
-  }
+  for (size_t i = 0; i < cs.size(); ++i)
+    p.kernels.push_back(program_kernel_of(*cs[i], sk, sk.bufs, "beam_" + std::to_string(i)));
   ProgramRun run(p, {});
   std::vector<double> seconds;
   RunOptions o;
@@ -122,7 +127,7 @@ void time_candidates(std::vector<Candidate*>& cs, const ScheduleKernel& sk, cons
 // Runs `a` and `b`, two ways to compute `sk`, on the same random inputs: whether their outputs
 // agree (ints and bools exactly; floats within 1e-3 of the largest magnitude, since a search
 // reorders sums). A search keeps nothing it has not checked this way.
-bool same_results(const Kernel& a, const Kernel& b, const ScheduleKernel& sk, const Schedule& s,
+bool same_results(const Candidate& a, const Candidate& b, const ScheduleKernel& sk, const Schedule& s,
                   Device& device) {
   size_t n_out = sk.ast.size();
   std::unordered_set<int> distinct(sk.bufs.begin(), sk.bufs.end());
@@ -164,11 +169,8 @@ bool same_results(const Kernel& a, const Kernel& b, const ScheduleKernel& sk, co
     }
     p.buffers.push_back(std::move(copy));
   }
-  ScheduleKernel plain = sk;
-  plain.init = false;
-  p.kernels.push_back(program_kernel(lower_kernel(a, device.renderer(), "check_a", false), plain, "check_a"));
-  plain.bufs = b_bufs;
-  p.kernels.push_back(program_kernel(lower_kernel(b, device.renderer(), "check_b", false), plain, "check_b"));
+  p.kernels.push_back(program_kernel_of(a, sk, sk.bufs, "check_a"));
+  p.kernels.push_back(program_kernel_of(b, sk, b_bufs, "check_b"));
   std::map<std::string, HostBuffer> out = run_program(p, inputs);
   for (size_t i = 0; i < n_out; ++i) {
     const HostBuffer &x = out.at("a" + std::to_string(i)), &y = out.at("b" + std::to_string(i));
@@ -297,7 +299,7 @@ BeamResult beam_search(const ScheduleKernel& sk, const Schedule& s, Device& devi
   }
 
   Candidate* best = beam.front();
-  if (best != tg_start && !same_results(tg_start->k, best->k, sk, s, device)) {
+  if (best != tg_start && !same_results(*tg_start, *best, sk, s, device)) {
     result.rejected = true; // the search found a kernel that computes something else: keep tg's
     best = tg_start;
   }

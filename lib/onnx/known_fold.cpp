@@ -43,7 +43,8 @@ std::optional<Known> elementwise(const std::vector<const Known*>& in, const Tens
 // An ONNX arithmetic or comparison op on scalars through exec_alu, the ALU evaluator the lazy
 // graph folds constants with, composed as the Tensor ops compose it (Sub = ADD(x, NEG y), a float
 // Div = MUL(x, RECIP y)), so a folded value equals what the graph computes; integer Div
-// truncates. nullopt for an op it does not fold.
+// truncates, and by zero raises (the importer then leaves the value to the graph). nullopt for an
+// op it does not fold.
 std::optional<ScalarFn> alu(const std::string& op, DType dt) {
   auto cmplt = [](const Scalar& x, const Scalar& y) {
     return exec_alu(Op::CMPLT, DType::Bool, {x, y}).truthy();
@@ -149,9 +150,6 @@ std::optional<Known> fold_known(const Node& n, const Tensor& out) {
       return is_float(dt) ? Scalar::of_float(std::abs(a[0].as_double()))
                           : Scalar::of_int(std::abs(a[0].as_int()));
     });
-  if (op == "Div" && !is_float(dt)) // an integer division by zero is left to the graph
-    for (size_t i = 0; i < in[1]->count(); ++i)
-      if (in[1]->at(i).as_int() == 0) return std::nullopt;
   bool binary = op != "Neg" && op != "Max" && op != "Min";
   if (std::optional<ScalarFn> f = alu(op, in[0]->dtype); f && (!binary || in.size() == 2))
     return elementwise(in, out, *f);

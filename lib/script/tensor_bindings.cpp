@@ -186,21 +186,13 @@ template <Tensor (Tensor::*F)(DType) const> Value dtype_arg(Interp&, Args& a) {
 }
 
 // Static constructors taking *shape and forwarding **kwargs to Tensor(...).
-// tinygrad's full: Tensor(fill_value, requires_grad=...).reshape(...).expand(shape). The flag
-// sits on the 0-d leaf, so the result is made by Functions, and a backward that reaches it
-// without passing a gradient (through a comparison) raises "has no grad", as tinygrad's does.
-Value full_value(const Shape& shape, const Scalar& fill, std::optional<DType> dtype,
-                 const Value& requires_grad) {
-  std::optional<bool> rg;
-  if (!requires_grad.is_none()) rg = truthy(requires_grad);
-  return Value::tensor(Tensor::scalar(fill, dtype, rg).reshape(Shape(shape.size(), 1)).expand(shape));
-}
-template <int kFill> Value filled(Interp&, Args& a) {
-  return full_value(argfix_all(a[0]), Scalar::of_float(kFill), to_dtype(a[1]), a[2]);
-}
-
 template <Tensor (*F)(const Shape&, std::optional<DType>)> Value shaped(Interp&, Args& a) {
   return with_grad(F(argfix_all(a[0]), to_dtype(a[1])), a[2]);
+}
+// The same for those that take requires_grad themselves (full's family: it sits on the leaf).
+template <Tensor (*F)(const Shape&, std::optional<DType>, std::optional<bool>)>
+Value filled(Interp&, Args& a) {
+  return T(F(argfix_all(a[0]), to_dtype(a[1]), opt_bool(a[2])));
 }
 
 std::optional<Tensor> opt_tensor(const Value& v, const char* what) {
@@ -492,16 +484,14 @@ void register_methods(Registry& r) {
   // creation from an existing tensor
   m(
       "full_like", "self, fill_value, dtype=None, requires_grad=None, device=None", +[](Interp&, Args& a) {
-        return full_value(self(a).shape(), to_scalar(a[1]), to_dtype(a[2]).value_or(self(a).dtype()), a[3]);
+        return T(self(a).full_like(to_scalar(a[1]), to_dtype(a[2]), opt_bool(a[3])));
       });
   m(
-      "zeros_like", "self, dtype=None, requires_grad=None, device=None", +[](Interp&, Args& a) {
-        return full_value(self(a).shape(), Scalar::of_int(0), to_dtype(a[1]).value_or(self(a).dtype()), a[2]);
-      });
+      "zeros_like", "self, dtype=None, requires_grad=None, device=None",
+      +[](Interp&, Args& a) { return T(self(a).zeros_like(to_dtype(a[1]), opt_bool(a[2]))); });
   m(
-      "ones_like", "self, dtype=None, requires_grad=None, device=None", +[](Interp&, Args& a) {
-        return full_value(self(a).shape(), Scalar::of_int(1), to_dtype(a[1]).value_or(self(a).dtype()), a[2]);
-      });
+      "ones_like", "self, dtype=None, requires_grad=None, device=None",
+      +[](Interp&, Args& a) { return T(self(a).ones_like(to_dtype(a[1]), opt_bool(a[2]))); });
 
   // sizes
   m(
@@ -661,8 +651,8 @@ void register_statics(Registry& r, ModuleObj& cls) {
   };
   const char* kInit = "Tensor.__init__"; // where tinygrad reports a bad **kwargs entry
   s("empty", "*shape, dtype=None, requires_grad=None, device=None", shaped<&Tensor::empty>, kInit);
-  s("zeros", "*shape, dtype=None, requires_grad=None, device=None", filled<0>, kInit);
-  s("ones", "*shape, dtype=None, requires_grad=None, device=None", filled<1>, kInit);
+  s("zeros", "*shape, dtype=None, requires_grad=None, device=None", filled<&Tensor::zeros>, kInit);
+  s("ones", "*shape, dtype=None, requires_grad=None, device=None", filled<&Tensor::ones>, kInit);
   s(
       "rand", "*shape, device=None, dtype=None, requires_grad=None",
       +[](Interp&, Args& a) { return with_grad(Tensor::rand(argfix_all(a[0]), to_dtype(a[2])), a[3]); },
@@ -723,7 +713,8 @@ void register_statics(Registry& r, ModuleObj& cls) {
   s(
       "full", "shape, fill_value, dtype=None, requires_grad=None, device=None", +[](Interp&, Args& a) {
         Value shape = a[0].is_seq() ? a[0] : Value::tuple({a[0]});
-        return full_value(argfix_all(Value::tuple({shape})), to_scalar(a[1]), to_dtype(a[2]), a[3]);
+        return T(
+            Tensor::full(argfix_all(Value::tuple({shape})), to_scalar(a[1]), to_dtype(a[2]), opt_bool(a[3])));
       });
   s(
       "arange", "start, stop=None, step=1, dtype=None, requires_grad=None, device=None",

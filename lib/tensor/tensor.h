@@ -86,15 +86,24 @@ public:
                             bool requires_grad = false);
 
   static Tensor empty(const Shape& shape, std::optional<DType> dtype = std::nullopt);
-  static Tensor full(const Shape& shape, const Scalar& fill, std::optional<DType> dtype = std::nullopt);
-  static Tensor zeros(const Shape& shape, std::optional<DType> dtype = std::nullopt);
-  static Tensor ones(const Shape& shape, std::optional<DType> dtype = std::nullopt);
+  // tinygrad's full, Tensor(fill, requires_grad=...).reshape(...).expand(shape): requires_grad
+  // sits on the 0-d leaf, so the result is made by Functions, and a backward that reaches it
+  // without passing a gradient (through a comparison) raises "has no grad", as tinygrad's does.
+  static Tensor full(const Shape& shape, const Scalar& fill, std::optional<DType> dtype = std::nullopt,
+                     std::optional<bool> requires_grad = std::nullopt);
+  static Tensor zeros(const Shape& shape, std::optional<DType> dtype = std::nullopt,
+                      std::optional<bool> requires_grad = std::nullopt);
+  static Tensor ones(const Shape& shape, std::optional<DType> dtype = std::nullopt,
+                     std::optional<bool> requires_grad = std::nullopt);
   static Tensor arange(const Scalar& start, std::optional<Scalar> stop = std::nullopt,
                        const Scalar& step = Scalar::of_int(1), std::optional<DType> dtype = std::nullopt);
   static Tensor eye(int64_t dim, std::optional<DType> dtype = std::nullopt);
-  Tensor full_like(const Scalar& fill, std::optional<DType> dtype = std::nullopt) const;
-  Tensor zeros_like(std::optional<DType> dtype = std::nullopt) const;
-  Tensor ones_like(std::optional<DType> dtype = std::nullopt) const;
+  Tensor full_like(const Scalar& fill, std::optional<DType> dtype = std::nullopt,
+                   std::optional<bool> requires_grad = std::nullopt) const;
+  Tensor zeros_like(std::optional<DType> dtype = std::nullopt,
+                    std::optional<bool> requires_grad = std::nullopt) const;
+  Tensor ones_like(std::optional<DType> dtype = std::nullopt,
+                   std::optional<bool> requires_grad = std::nullopt) const;
 
   // --- random (bit-exact with tinygrad 0.9.1: numpy's default_rng, or threefry with THREEFRY=1) ---
   static void manual_seed(int64_t seed = 0);

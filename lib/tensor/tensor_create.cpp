@@ -52,14 +52,15 @@ Tensor Tensor::empty(const Shape& shape, std::optional<DType> dtype) {
   return Tensor(LazyBuffer::loadop(Op::EMPTY, shape, dtype.value_or(kDefaultFloat)));
 }
 
-Tensor Tensor::full(const Shape& shape, const Scalar& fill, std::optional<DType> dtype) {
-  return scalar(fill, dtype).reshape(Shape(shape.size(), 1)).expand(shape);
+Tensor Tensor::full(const Shape& shape, const Scalar& fill, std::optional<DType> dtype,
+                    std::optional<bool> requires_grad) {
+  return scalar(fill, dtype, requires_grad).reshape(Shape(shape.size(), 1)).expand(shape);
 }
-Tensor Tensor::zeros(const Shape& shape, std::optional<DType> dtype) {
-  return full(shape, Scalar::of_float(0.0), dtype);
+Tensor Tensor::zeros(const Shape& shape, std::optional<DType> dtype, std::optional<bool> requires_grad) {
+  return full(shape, Scalar::of_float(0.0), dtype, requires_grad);
 }
-Tensor Tensor::ones(const Shape& shape, std::optional<DType> dtype) {
-  return full(shape, Scalar::of_float(1.0), dtype);
+Tensor Tensor::ones(const Shape& shape, std::optional<DType> dtype, std::optional<bool> requires_grad) {
+  return full(shape, Scalar::of_float(1.0), dtype, requires_grad);
 }
 
 Tensor Tensor::arange(const Scalar& start_in, std::optional<Scalar> stop_in, const Scalar& step,
@@ -83,10 +84,15 @@ Tensor Tensor::eye(int64_t dim, std::optional<DType> dtype) {
       .reshape({dim, dim});
 }
 
-Tensor Tensor::full_like(const Scalar& fill, std::optional<DType> dtype) const {
-  return full(shape(), fill, dtype.value_or(this->dtype()));
+Tensor Tensor::full_like(const Scalar& fill, std::optional<DType> dtype,
+                         std::optional<bool> requires_grad) const {
+  return full(shape(), fill, dtype.value_or(this->dtype()), requires_grad);
 }
-Tensor Tensor::zeros_like(std::optional<DType> dtype) const { return full_like(Scalar::of_int(0), dtype); }
-Tensor Tensor::ones_like(std::optional<DType> dtype) const { return full_like(Scalar::of_int(1), dtype); }
+Tensor Tensor::zeros_like(std::optional<DType> dtype, std::optional<bool> requires_grad) const {
+  return full_like(Scalar::of_int(0), dtype, requires_grad);
+}
+Tensor Tensor::ones_like(std::optional<DType> dtype, std::optional<bool> requires_grad) const {
+  return full_like(Scalar::of_int(1), dtype, requires_grad);
+}
 
 } // namespace tg
