@@ -122,6 +122,9 @@ LoweredKernel lower_to_uops(const Kernel& k, const Renderer& renderer, bool keep
   LinearizedKernel lin = linearize_kernel(k, graph);
   if (keep_stages) out.uops_before_rewrite = uops_to_string(linearize_uops(lin.sink, graph));
   const UOp* rewritten = graph_rewrite(lin.sink, constant_folder(), graph);
+  // A loop-collapsed value that is not summed on its own keeps its UNMUL, which no device can
+  // run (tinygrad 0.9.1 fails to render it); such a kernel keeps its loop instead.
+  if (graph_has(rewritten, UOps::UNMUL)) rewritten = graph_rewrite(lin.sink, constant_folder(false), graph);
   out.global_size = dims3(lin.global_size);
   out.local_size = dims3(lin.local_size);
   int64_t outer = outer_global_extent(k);

@@ -2,6 +2,7 @@
 // pairs. Constants fold through exec_alu, the evaluator the lazy graph folds with.
 #include <algorithm>
 #include <cmath>
+#include <unordered_set>
 
 #include "codegen/uops.h"
 #include "ops/exec_alu.h"
@@ -51,8 +52,95 @@ std::optional<Scalar> cast_const(const Scalar& v, DType from, DType to) {
   return truncate(as_const(v, to), to);
 }
 
-std::vector<RewriteRule> make_constant_folder_rules() {
+
+// does `u` read `target`, directly or through its sources? (tinygrad's `target in u.parents`)
+bool reads(const UOp* u, const UOp* target) {
+  std::vector<const UOp*> stack(u->src.begin(), u->src.end());
+  std::unordered_set<const UOp*> seen;
+  while (!stack.empty()) {
+    const UOp* s = stack.back();
+    stack.pop_back();
+    if (s == target) return true;
+    if (!seen.insert(s).second) continue;
+    stack.insert(stack.end(), s->src.begin(), s->src.end());
+  }
+  return false;
+}
+
+const UOp* sub(UOpGraph& g, const UOp* a, const UOp* b) { return g.add(a, g.neg(b)); }
+
+// tinygrad 0.9.1's loop_collapse: where(idx + mval*r < compval, multconst, 0) summed over a
+// reduce loop r in [start, end) is multconst times the number of r that pass, a closed form.
+// The UNMUL carries the loop's length, which the sum's `x*n` (sum_collapse) then cancels.
+const UOp* loop_collapse(const Bindings& b, const UOp* mval, UOpGraph& g) {
+  const UOp *start = b.at("loop_start"), *end = b.at("loop_end"), *multconst = b.at("multconst");
+  if (!std::get<LoopArg>(b.at("rng")->arg).reduce) return nullptr;
+  if (mval->value().as_double() >= 0 || !start->is_const() || start->value().as_double() != 0) return nullptr;
+  const UOp* span = sub(g, end, start);
+  const UOp* passing = g.alu(Op::IDIV, {sub(g, sub(g, b.at("idx"), b.at("compval")), mval), mval});
+  const UOp* clamped = g.alu(Op::MAX, {g.add(passing, span), start});
+  const UOp* comprange = g.neg(g.alu(Op::MAX, {g.neg(end), g.neg(clamped)})); // min(end, clamped)
+  DType dt = *multconst->dtype;
+  return g.make(UOps::UNMUL, dt, {g.mul(g.cast(comprange, dt), multconst), span});
+}
+
+// tinygrad 0.9.1's sum_collapse: acc + v over a loop, v not reading the loop, is acc + v*n
+const UOp* sum_collapse(const Bindings& b, UOpGraph& g) {
+  const UOp *acc = b.at("phi_input"), *loop = b.at("loop");
+  if (acc->vcount != 1) return nullptr; // scalar accumulators only: tg's vector lanes have no x*n
+  for (auto [v1, v2] : {std::pair(b.at("val1"), b.at("val2")), std::pair(b.at("val2"), b.at("val1"))}) {
+    if (reads(v1, loop) || v1->vcount != 1) continue;
+    const UOp* n = g.cast(sub(g, loop->src[1], loop->src[0]), *v1->dtype);
+    return g.add(g.make(UOps::PHI, acc->dtype, {acc, v2}), g.mul(v1, n));
+  }
+  return nullptr;
+}
+
+P op_pattern(UOps op, std::string name = "") {
+  P p = P::any(std::move(name));
+  p.op = op;
+  return p;
+}
+
+void add_loop_collapse_rules(std::vector<RewriteRule>& r) {
+  auto rng = P::of(UOps::RANGE, {P::any("loop_start"), P::any("loop_end")}, "rng");
+  auto gate = [](P stepped) {
+    return P::of_alu(Op::WHERE, {P::of_alu(Op::CMPLT, {P::of_alu(Op::ADD, {P::any("idx"), std::move(stepped)}),
+                                                      P::cvar("compval")}),
+                                 P::cvar("multconst"), P::cnst(0)});
+  };
+  r.push_back({"where(idx+mval*r < c, m, 0) -> unmul(m*count, n)", gate(P::of_alu(Op::MUL, {P::cvar("mval"), rng})),
+               [](const Bindings& b, const UOp*, UOpGraph& g) { return loop_collapse(b, b.at("mval"), g); }});
+  r.push_back({"where(idx-r < c, m, 0) -> unmul(m*count, n)", gate(P::of_alu(Op::NEG, {rng})),
+               [](const Bindings& b, const UOp*, UOpGraph& g) {
+                 return loop_collapse(b, g.cnst(DType::Int32, Scalar::of_int(-1)), g);
+               }});
+  r.push_back({"phi(acc, v+x), v outside the loop -> phi(acc, x) + v*n",
+               P::of(UOps::PHI, {P::of(UOps::DEFINE_ACC, {P::cvar(""), op_pattern(UOps::RANGE, "loop")}, "phi_input"),
+                                 P::of_alu(Op::ADD, {P::any("val1"), P::any("val2")})}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) { return sum_collapse(b, g); }});
+  r.push_back({"unmul(v, n)*n -> v", P::of_alu(Op::MUL, {P::cvar("c1"), op_pattern(UOps::UNMUL, "u")}),
+               [](const Bindings& b, const UOp*, UOpGraph&) -> const UOp* {
+                 const UOp* u = b.at("u");
+                 // tinygrad matches UNMUL's sources as a list: the first CONST one is the count
+                 int c = u->src[0]->is_const() ? 0 : u->src[1]->is_const() ? 1 : -1;
+                 if (c < 0) return nullptr;
+                 bool same = b.at("c1")->value().as_double() == u->src[size_t(c)]->value().as_double();
+                 return same ? u->src[size_t(1 - c)] : nullptr;
+               }});
+  r.push_back({"unmul(0, n) -> 0", P::of(UOps::UNMUL, {P::cnst(0), P::any()}),
+               [](const Bindings&, const UOp* root, UOpGraph&) { return root->src[0]; }});
+  r.push_back({"cast(unmul(v, n)) -> unmul(cast(v), n)", P::of(UOps::CAST, {op_pattern(UOps::UNMUL, "u")}),
+               [](const Bindings& b, const UOp* root, UOpGraph& g) {
+                 const UOp* u = b.at("u");
+                 return g.make(UOps::UNMUL, root->dtype, {g.cast(u->src[0], *root->dtype), u->src[1]});
+               }});
+}
+
+std::vector<RewriteRule> make_constant_folder_rules(bool loop_collapse) {
   std::vector<RewriteRule> r;
+  // ** arange loop folding (early, as in tinygrad) **
+  if (loop_collapse) add_loop_collapse_rules(r);
   auto x = P::any("x");
   // ** constant folding **
   r.push_back({"alu(const, ...) -> const",
@@ -229,9 +317,9 @@ std::vector<RewriteRule> make_constant_folder_rules() {
 
 } // namespace
 
-const PatternMatcher& constant_folder() {
-  static const PatternMatcher pm(make_constant_folder_rules());
-  return pm;
+const PatternMatcher& constant_folder(bool loop_collapse) {
+  static const PatternMatcher with(make_constant_folder_rules(true)), without(make_constant_folder_rules(false));
+  return loop_collapse ? with : without;
 }
 
 } // namespace tg

@@ -17,7 +17,7 @@ std::string_view uops_name(UOps op) {
   static constexpr std::string_view names[] = {
       "UOps.SINK",       "UOps.DEFINE_GLOBAL", "UOps.DEFINE_VAR", "UOps.DEFINE_LOCAL",
       "UOps.DEFINE_ACC", "UOps.CONST",         "UOps.SPECIAL",    "UOps.NOOP",
-      "UOps.GEP",        "UOps.CAST",          "UOps.BITCAST",    "UOps.ALU",
+      "UOps.UNMUL",      "UOps.GEP",        "UOps.CAST",          "UOps.BITCAST",    "UOps.ALU",
       "UOps.LOAD",       "UOps.STORE",         "UOps.PHI",        "UOps.BARRIER",
       "UOps.IF",         "UOps.RANGE",         "UOps.ENDRANGE",   "UOps.ENDIF"};
   return names[int(op)];
@@ -204,6 +204,19 @@ const UOp* PatternMatcher::rewrite(const UOp* u, UOpGraph& g) const {
     if (const UOp* r = rule.rewrite(store, u, g); r && r != u) return r;
   }
   return nullptr;
+}
+
+bool graph_has(const UOp* sink, UOps op) {
+  std::vector<const UOp*> stack{sink};
+  std::unordered_set<const UOp*> seen;
+  while (!stack.empty()) {
+    const UOp* u = stack.back();
+    stack.pop_back();
+    if (u->op == op) return true;
+    if (!seen.insert(u).second) continue;
+    stack.insert(stack.end(), u->src.begin(), u->src.end());
+  }
+  return false;
 }
 
 const UOp* graph_rewrite(const UOp* sink, const PatternMatcher& pm, UOpGraph& g) {

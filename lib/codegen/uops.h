@@ -30,6 +30,7 @@ enum class UOps : uint8_t {
   CONST,
   SPECIAL,
   NOOP,
+  UNMUL, // loop collapse's marker: src[0] summed over a loop of src[1] iterations
   GEP,
   CAST,
   BITCAST,
@@ -214,8 +215,12 @@ private:
   std::vector<RewriteRule> rules_;
 };
 
-// tinygrad's constant_folder: constant folding and algebraic self-folding.
-const PatternMatcher& constant_folder();
+// tinygrad's constant_folder: constant folding and algebraic self-folding, and (unless
+// loop_collapse is false) its arange loop folding into closed forms.
+const PatternMatcher& constant_folder(bool loop_collapse = true);
+
+// Is a UOp with this op among `sink`'s sources, at any depth?
+bool graph_has(const UOp* sink, UOps op);
 
 // Rebuilds `sink` bottom-up, applying `pm` to every node until none fires.
 const UOp* graph_rewrite(const UOp* sink, const PatternMatcher& pm, UOpGraph& g);
