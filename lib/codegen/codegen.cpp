@@ -9,6 +9,7 @@
 #include "codegen/linearizer.h"
 #include "codegen/uops.h"
 #include "util/error.h"
+#include "util/parallel.h"
 
 namespace tg {
 
@@ -188,30 +189,58 @@ Program codegen_schedule(const Schedule& s, const Renderer& renderer, const Code
   p.inputs = s.inputs;
   p.outputs = s.outputs;
   p.states = s.states;
-  std::map<std::string, int> seen; // tinygrad suffixes repeated names: E_4, E_4n1, E_4n2
+  const size_t n = s.kernels.size();
+  auto is_custom = [&](size_t i) {
+    return s.kernels[i].ast.size() == 1 && s.kernels[i].ast[0]->op == Op::CUSTOM;
+  };
   // Kernels with the same AST optimize and lower alike: do it once each (ResNet-50: 599
   // kernels, 133 distinct), and render again only for the name.
-  std::unordered_map<std::string, std::pair<LoweredKernel, LinearUOps>> lowered;
-  for (const ScheduleKernel& sk : s.kernels) {
-    if (sk.ast.size() == 1 && sk.ast[0]->op == Op::CUSTOM) {
+  std::vector<size_t> distinct_of(n, 0);
+  std::vector<size_t> first_of; // schedule index of each distinct kernel's first use
+  std::unordered_map<std::string, size_t> by_key;
+  for (size_t i = 0; i < n; i++) {
+    if (is_custom(i)) continue;
+    auto [it, fresh] = by_key.try_emplace(ast_key(s.kernels[i].ast), first_of.size());
+    if (fresh) first_of.push_back(i);
+    distinct_of[i] = it->second;
+  }
+  // Distinct kernels share nothing but the interned symbolic nodes, so they lower in parallel.
+  // A search (BEAM) times candidates on the machine: one kernel at a time.
+  const int threads = options.optimize ? 1 : host_threads();
+  std::vector<std::pair<LoweredKernel, LinearUOps>> lowered(first_of.size());
+  std::vector<std::exception_ptr> lower_errors = parallel_for(first_of.size(), threads, [&](size_t d) {
+    const ScheduleKernel& sk = s.kernels[first_of[d]];
+    Kernel k(sk.ast, renderer.opts());
+    if (options.optimize)
+      options.optimize(k, sk);
+    else
+      optimize_kernel(k, options.optimizer);
+    lowered[d].first = lower_to_uops(k, renderer, bool(options.observe), lowered[d].second);
+  });
+  std::map<std::string, int> seen; // tinygrad suffixes repeated names: E_4, E_4n1, E_4n2
+  std::vector<std::string> names(n), srcs(n);
+  for (size_t i = 0; i < n; i++) {
+    if (is_custom(i) || lower_errors[distinct_of[i]]) continue;
+    const std::string& base = lowered[distinct_of[i]].first.name;
+    int k = seen[base]++;
+    names[i] = k == 0 ? base : base + "n" + std::to_string(k);
+  }
+  std::vector<std::exception_ptr> render_errors = parallel_for(n, threads, [&](size_t i) {
+    if (!names[i].empty()) srcs[i] = renderer.render(names[i], lowered[distinct_of[i]].second.uops);
+  });
+  // in schedule order, so the first error is the one a kernel-by-kernel loop would meet
+  for (size_t i = 0; i < n; i++) {
+    const ScheduleKernel& sk = s.kernels[i];
+    if (is_custom(i)) {
       p.kernels.push_back(random_kernel(sk, s));
       continue;
     }
-    auto [it, fresh] = lowered.try_emplace(ast_key(sk.ast));
-    if (fresh) {
-      Kernel k(sk.ast, renderer.opts());
-      if (options.optimize)
-        options.optimize(k, sk);
-      else
-        optimize_kernel(k, options.optimizer);
-      it->second.first = lower_to_uops(k, renderer, bool(options.observe), it->second.second);
-    }
-    LoweredKernel lk = it->second.first;
-    int n = seen[lk.name]++;
-    std::string name = n == 0 ? lk.name : lk.name + "n" + std::to_string(n);
-    lk.src = renderer.render(name, it->second.second.uops);
-    if (options.observe) options.observe(size_t(&sk - s.kernels.data()), sk, lk);
-    p.kernels.push_back(program_kernel(lk, sk, name));
+    if (lower_errors[distinct_of[i]]) std::rethrow_exception(lower_errors[distinct_of[i]]);
+    if (render_errors[i]) std::rethrow_exception(render_errors[i]);
+    LoweredKernel lk = lowered[distinct_of[i]].first;
+    lk.src = std::move(srcs[i]);
+    if (options.observe) options.observe(i, sk, lk);
+    p.kernels.push_back(program_kernel(lk, sk, names[i]));
   }
   return p;
 }

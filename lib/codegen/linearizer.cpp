@@ -1,6 +1,7 @@
 #include "codegen/linearizer.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -93,6 +94,18 @@ std::vector<Expr> expand_node(const Expr& node, const std::vector<Expr>& vars) {
     out.push_back(subs.empty() ? node : node.substitute(subs));
   }
   return out;
+}
+
+uint64_t const_bits(const Scalar& v) {
+  switch (v.kind) {
+  case Scalar::Kind::Bool:
+    return v.b;
+  case Scalar::Kind::Int:
+    return uint64_t(v.i);
+  case Scalar::Kind::Float:
+    return std::bit_cast<uint64_t>(v.f);
+  }
+  return 0;
 }
 
 Scalar reduce_identity(const LazyOp* r) {
@@ -355,10 +368,13 @@ private:
         idx = Expr(int64_t(0));
         valid = Expr(int64_t(1));
       }
-      std::string what = this_const && !acc ? "CONST" + this_const->repr()
-                         : local            ? "L" + local_bufs_[local_i].first
-                                            : "B" + std::to_string(i);
-      auto key = std::tuple(acc_index, int(localtype), what, idx.render(), valid.render());
+      // tinygrad keys by text: f"CONST{value}" or the buffer, then the rendered idx and valid.
+      // Here: the constant's kind and bits or the buffer number, and canonical nodes (equal
+      // exactly when the rendered text is).
+      int what = this_const && !acc ? 1 + int(this_const->kind) : 0;
+      uint64_t which = what ? const_bits(*this_const) : uint64_t(i);
+      auto key =
+          std::tuple(acc_index, int(localtype), what, which, idx.node()->canonical, valid.node()->canonical);
       auto it = load_cache_.find(key);
       if (it == load_cache_.end()) {
         const UOp* u;
@@ -724,7 +740,7 @@ private:
   std::vector<Expr> local_idxs_;
   std::map<std::string, const UOp*> loop_uops_;
   std::vector<Expr> global_idxs_, upcast_idxs_, full_upcast_idxs_, reduce_idxs_, fake_reduce_idxs_;
-  std::map<std::tuple<int, int, std::string, std::string, std::string>, const UOp*> load_cache_;
+  std::map<std::tuple<int, int, int, uint64_t, const ExprNode*, const ExprNode*>, const UOp*> load_cache_;
   std::map<int, std::vector<const UOp*>> loaded_;
   Accs accs_;
   std::vector<int64_t> global_size_, local_size_;

@@ -52,7 +52,6 @@ std::optional<Scalar> cast_const(const Scalar& v, DType from, DType to) {
   return truncate(as_const(v, to), to);
 }
 
-
 // does `u` read `target`, directly or through its sources? (tinygrad's `target in u.parents`)
 bool reads(const UOp* u, const UOp* target) {
   std::vector<const UOp*> stack(u->src.begin(), u->src.end());
@@ -105,20 +104,23 @@ P op_pattern(UOps op, std::string name = "") {
 void add_loop_collapse_rules(std::vector<RewriteRule>& r) {
   auto rng = P::of(UOps::RANGE, {P::any("loop_start"), P::any("loop_end")}, "rng");
   auto gate = [](P stepped) {
-    return P::of_alu(Op::WHERE, {P::of_alu(Op::CMPLT, {P::of_alu(Op::ADD, {P::any("idx"), std::move(stepped)}),
-                                                      P::cvar("compval")}),
-                                 P::cvar("multconst"), P::cnst(0)});
+    return P::of_alu(
+        Op::WHERE,
+        {P::of_alu(Op::CMPLT, {P::of_alu(Op::ADD, {P::any("idx"), std::move(stepped)}), P::cvar("compval")}),
+         P::cvar("multconst"), P::cnst(0)});
   };
-  r.push_back({"where(idx+mval*r < c, m, 0) -> unmul(m*count, n)", gate(P::of_alu(Op::MUL, {P::cvar("mval"), rng})),
+  r.push_back({"where(idx+mval*r < c, m, 0) -> unmul(m*count, n)",
+               gate(P::of_alu(Op::MUL, {P::cvar("mval"), rng})),
                [](const Bindings& b, const UOp*, UOpGraph& g) { return loop_collapse(b, b.at("mval"), g); }});
   r.push_back({"where(idx-r < c, m, 0) -> unmul(m*count, n)", gate(P::of_alu(Op::NEG, {rng})),
                [](const Bindings& b, const UOp*, UOpGraph& g) {
                  return loop_collapse(b, g.cnst(DType::Int32, Scalar::of_int(-1)), g);
                }});
-  r.push_back({"phi(acc, v+x), v outside the loop -> phi(acc, x) + v*n",
-               P::of(UOps::PHI, {P::of(UOps::DEFINE_ACC, {P::cvar(""), op_pattern(UOps::RANGE, "loop")}, "phi_input"),
-                                 P::of_alu(Op::ADD, {P::any("val1"), P::any("val2")})}),
-               [](const Bindings& b, const UOp*, UOpGraph& g) { return sum_collapse(b, g); }});
+  r.push_back(
+      {"phi(acc, v+x), v outside the loop -> phi(acc, x) + v*n",
+       P::of(UOps::PHI, {P::of(UOps::DEFINE_ACC, {P::cvar(""), op_pattern(UOps::RANGE, "loop")}, "phi_input"),
+                         P::of_alu(Op::ADD, {P::any("val1"), P::any("val2")})}),
+       [](const Bindings& b, const UOp*, UOpGraph& g) { return sum_collapse(b, g); }});
   r.push_back({"unmul(v, n)*n -> v", P::of_alu(Op::MUL, {P::cvar("c1"), op_pattern(UOps::UNMUL, "u")}),
                [](const Bindings& b, const UOp*, UOpGraph&) -> const UOp* {
                  const UOp* u = b.at("u");
@@ -318,7 +320,8 @@ std::vector<RewriteRule> make_constant_folder_rules(bool loop_collapse) {
 } // namespace
 
 const PatternMatcher& constant_folder(bool loop_collapse) {
-  static const PatternMatcher with(make_constant_folder_rules(true)), without(make_constant_folder_rules(false));
+  static const PatternMatcher with(make_constant_folder_rules(true)),
+      without(make_constant_folder_rules(false));
   return loop_collapse ? with : without;
 }
 

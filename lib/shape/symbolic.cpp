@@ -501,13 +501,17 @@ void collect_vars(Node n, std::vector<Expr>& out, std::unordered_set<Node>& seen
   for (Node c : n->nodes) collect_vars(c, out, seen);
 }
 
-Node substitute_node(Node n, const std::unordered_map<Node, Node>& vals) {
+// a handful of variables at most (the linearizer's expand lanes): a flat list beats a hash map
+using VarValues = std::vector<std::pair<Node, Node>>;
+
+Node substitute_node(Node n, const VarValues& vals) {
   switch (n->kind) {
   case ExprKind::Num:
     return n;
   case ExprKind::Var: {
-    auto it = vals.find(n);
-    return it == vals.end() ? n : it->second;
+    for (const auto& [var, value] : vals)
+      if (var == n) return value;
+    return n;
   }
   case ExprKind::Mul:
     return mul(substitute_node(n->a, vals), n->b);
@@ -583,8 +587,9 @@ std::vector<Expr> Expr::vars() const {
 }
 
 Expr Expr::substitute(const std::vector<std::pair<Expr, Expr>>& var_vals) const {
-  std::unordered_map<Node, Node> vals;
-  for (const auto& [k, v] : var_vals) vals.emplace(k.node(), v.node());
+  VarValues vals;
+  vals.reserve(var_vals.size());
+  for (const auto& [k, v] : var_vals) vals.emplace_back(k.node(), v.node());
   return Expr(substitute_node(n_, vals));
 }
 

@@ -179,7 +179,8 @@ View View::create(const Shape& shape, std::optional<Shape> strides, int64_t offs
   check(st.size() == shape.size(), "AssertionError", "strides and shape must have the same length");
   check(!mask || mask->size() == shape.size(), "AssertionError", "mask and shape must have the same length");
   // tinygrad 0.9.1 lets e.g. Tensor.ones(-2) through until it fails to index it at realize
-  for (int64_t d : shape) check(d >= 0, "AssertionError", "negative dimension in shape " + shape_repr(shape));
+  for (int64_t d : shape)
+    if (d < 0) fail("AssertionError", "negative dimension in shape " + shape_repr(shape));
   if (has_zero(shape)) return View{shape, Shape(shape.size(), 0), 0, std::nullopt, true};
   if (mask) { // an all-covering mask is no mask
     bool full = true;
@@ -373,7 +374,7 @@ View unsafe_resize(const View& v, const std::vector<std::pair<int64_t, int64_t>>
 View View::pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
   bool ok = arg.size() == shape.size();
   for (auto [b, e] : arg) ok = ok && b >= 0 && e >= 0;
-  check(ok, "AssertionError", "self.shape=" + tuple_str(shape) + ", arg=" + pairs_str(arg));
+  check(ok, "AssertionError", [&] { return "self.shape=" + tuple_str(shape) + ", arg=" + pairs_str(arg); });
   bool any = false;
   for (auto [b, e] : arg) any = any || b || e;
   if (!any) return *this;
@@ -395,7 +396,8 @@ View View::shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
   bool ok = arg.size() == shape.size();
   for (size_t i = 0; ok && i < arg.size(); ++i)
     ok = 0 <= arg[i].first && arg[i].first <= arg[i].second && arg[i].second <= shape[i];
-  check(ok, "AssertionError", "invalid shrink " + pairs_str(arg) + " for " + tuple_str(shape));
+  check(ok, "AssertionError",
+        [&] { return "invalid shrink " + pairs_str(arg) + " for " + tuple_str(shape); });
   return unsafe_resize(*this, arg, std::nullopt);
 }
 
@@ -452,7 +454,8 @@ View View::permute(const std::vector<int>& axis) const {
 View View::stride(const std::vector<int64_t>& mul) const {
   bool ok = mul.size() == shape.size();
   for (int64_t m : mul) ok = ok && m != 0;
-  check(ok, "AssertionError", "invalid stride " + tuple_str(mul) + " for " + tuple_str(shape));
+  check(ok, "AssertionError",
+        [&] { return "invalid stride " + tuple_str(mul) + " for " + tuple_str(shape); });
   Shape new_strides, new_shape;
   int64_t extra = 0;
   std::optional<Mask> new_mask;
@@ -474,9 +477,11 @@ View View::stride(const std::vector<int64_t>& mul) const {
 std::optional<View> View::reshape(const Shape& new_shape) const {
   if (shape == new_shape) return *this;
   for (int64_t x : new_shape)
-    check(x >= 0, "AssertionError", "shape can't contain negative numbers " + tuple_str(new_shape));
+    check(x >= 0, "AssertionError",
+          [&] { return "shape can't contain negative numbers " + tuple_str(new_shape); });
   if (has_zero(shape)) {
-    check(has_zero(new_shape), "AssertionError", "cannot reshape 0 size to " + tuple_str(new_shape));
+    check(has_zero(new_shape), "AssertionError",
+          [&] { return "cannot reshape 0 size to " + tuple_str(new_shape); });
     return View::create(new_shape);
   }
   if (prod(shape) != prod(new_shape))

@@ -2,6 +2,7 @@
 // raises there (RuntimeError, AssertionError, ValueError, IndexError, TypeError, ...), so the
 // script layer and the differential tests can report and compare it.
 #pragma once
+#include <concepts>
 #include <stdexcept>
 #include <string>
 
@@ -16,9 +17,17 @@ private:
   std::string kind_;
 };
 
-[[noreturn]] inline void fail(const std::string& kind, const std::string& message) { throw Error(kind, message); }
+[[noreturn]] inline void fail(const std::string& kind, const std::string& message) {
+  throw Error(kind, message);
+}
 inline void check(bool ok, const std::string& kind, const std::string& message) {
   if (!ok) fail(kind, message);
+}
+// The message built only when the check fails: for checks on hot paths.
+template <class F>
+requires std::invocable<F&>
+inline void check(bool ok, const char* kind, F&& message) {
+  if (!ok) fail(kind, message());
 }
 
 } // namespace tg

@@ -14,9 +14,7 @@ using namespace tg::testing;
 
 namespace {
 
-Schedule schedule_of(const Tensor& t) {
-  return schedule_graph(extract_graph({{"out", t.lazydata()}}, {}));
-}
+Schedule schedule_of(const Tensor& t) { return schedule_graph(extract_graph({{"out", t.lazydata()}}, {})); }
 
 std::string only_source(const Schedule& s, Optimizer optimizer = Optimizer::Tinygrad) {
   EXPECT_EQ(s.kernels.size(), 1u);
@@ -55,7 +53,8 @@ TEST(LoopCollapse, collapsed_kernels_compute_arange_cumsum_and_tril) {
   for (Optimizer opt : {Optimizer::Tinygrad, Optimizer::Tg}) {
     CodegenOptions o;
     o.optimizer = opt;
-    auto arange = run(schedule_of(Tensor::arange(Scalar::of_int(3), Scalar::of_int(70003), Scalar::of_int(7))), {}, o);
+    auto arange =
+        run(schedule_of(Tensor::arange(Scalar::of_int(3), Scalar::of_int(70003), Scalar::of_int(7))), {}, o);
     std::vector<int32_t> got = values_of<int32_t>(arange.at("out"));
     ASSERT_EQ(got.size(), 10000u);
     for (size_t i = 0; i < got.size(); i++) ASSERT_EQ(got[i], int32_t(3 + 7 * i)) << i;
@@ -79,8 +78,9 @@ TEST(LoopCollapse, arange_reduce_loop_is_gone_from_the_source) {
 TEST(LoopCollapse, a_sum_of_a_loop_invariant_value_is_a_product) {
   // tinygrad's sum_collapse: x expanded over a reduce axis and summed is x times the count
   Tensor x = Tensor::placeholder("lc_x", {4});
-  Schedule s = schedule_graph(extract_graph({{"out", x.reshape({4, 1}).expand({4, 100}).sum(std::vector<int>{1}).lazydata()}},
-                                            {{"lc_x", x.lazydata().id(), false}}));
+  Schedule s = schedule_graph(
+      extract_graph({{"out", x.reshape({4, 1}).expand({4, 100}).sum(std::vector<int>{1}).lazydata()}},
+                    {{"lc_x", x.lazydata().id(), false}}));
   std::string src = only_source(s);
   EXPECT_EQ(src.find("for (int ridx1"), std::string::npos) << src;
   auto out = run(s, {{"lc_x", host<float>(DType::Float32, {4}, {1.5f, -2.f, 0.25f, 3.f})}});
@@ -100,8 +100,9 @@ TEST(LoopCollapse, rules_turn_a_gated_constant_into_unmul_and_cancel_it) {
   ASSERT_TRUE(unmul);
   EXPECT_EQ(unmul->op, UOps::UNMUL);
   // not over a reduce loop, or a positive step: left alone, as tinygrad leaves it
-  const UOp* outer = g.alu(Op::WHERE, {g.alu(Op::CMPLT, {g.add(idx, g.mul(g.cnst_int(-4), gidx)), g.cnst_int(-197)}),
-                                       g.cnst_int(1), zero});
+  const UOp* outer =
+      g.alu(Op::WHERE, {g.alu(Op::CMPLT, {g.add(idx, g.mul(g.cnst_int(-4), gidx)), g.cnst_int(-197)}),
+                        g.cnst_int(1), zero});
   EXPECT_FALSE(constant_folder().rewrite(outer, g) && constant_folder().rewrite(outer, g)->op == UOps::UNMUL);
   // summed over the loop, the UNMUL's count cancels and no loop is left
   const UOp* acc = g.make(UOps::DEFINE_ACC, DType::Int32, {zero, rng}, AccArg{0, 0});
@@ -123,7 +124,8 @@ TEST(LoopCollapse, a_collapsed_value_not_summed_alone_keeps_its_loop) {
   const UOp* gidx = g.make(UOps::RANGE, DType::Int32, {zero, g.cnst_int(200)}, LoopArg{1, 0, false});
   const UOp* cmp = g.alu(Op::CMPLT, {g.add(g.neg(gidx), g.mul(g.cnst_int(-4), rng)), g.cnst_int(-197)});
   const UOp* y = g.make(UOps::DEFINE_GLOBAL, DType::Int32, {}, GlobalArg{1, false});
-  const UOp* val = g.mul(g.alu(Op::WHERE, {cmp, g.cnst_int(1), zero}), g.make(UOps::LOAD, DType::Int32, {y, rng}));
+  const UOp* val =
+      g.mul(g.alu(Op::WHERE, {cmp, g.cnst_int(1), zero}), g.make(UOps::LOAD, DType::Int32, {y, rng}));
   const UOp* acc = g.make(UOps::DEFINE_ACC, DType::Int32, {zero, rng}, AccArg{0, 0});
   const UOp* phi = g.make(UOps::PHI, DType::Int32, {acc, g.add(val, acc)});
   const UOp* sink = g.make(UOps::SINK, std::nullopt, {phi});
