@@ -33,7 +33,7 @@ ClangCompiler::ClangCompiler() {
 }
 
 std::vector<std::string> ClangCompiler::argv(const std::string& src_path, const std::string& out_path) const {
-  return {executable_, "-include", "tgmath.h", "-shared", "-march=native", "-O2", "-Wall", "-x",
+  return {executable_, "-include", "tgmath.h", "-shared", "-march=native", "-O2", "-fno-unroll-loops", "-mllvm", "-disable-lsr", "-Wall", "-x",
           "c",         "-fPIC",    src_path,   "-o",      out_path};
 }
 
