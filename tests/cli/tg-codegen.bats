@@ -188,3 +188,18 @@ np.testing.assert_allclose(c, np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)"
   expect_one_line_error tg-codegen "$err"
   expect_contains "$err" "--beam searches opts itself"
 }
+
+@test "tg-codegen's program does not depend on TG_THREADS (kernels lowered in parallel)" {
+  schedule 'x = input("x", (8, 3, 16, 16))
+c1 = nn.Conv2d(3, 8, 3, padding=1)
+c2 = nn.Conv2d(8, 8, 3, stride=2)
+y = c2(c1(x).relu()).relu().mean((2, 3))
+output("y", y.softmax())
+output("z", Tensor.arange(100).reshape(10, 10).float().cumsum(1))'
+  TG_THREADS=1 tg-codegen s.bin -o one.prog
+  TG_THREADS=2 tg-codegen s.bin -o two.prog
+  TG_THREADS=7 tg-codegen s.bin -o seven.prog
+  [ "$(tg-codegen --json s.bin | jq '.kernels | length')" -ge 5 ]
+  cmp one.prog two.prog
+  cmp one.prog seven.prog
+}
