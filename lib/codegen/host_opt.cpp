@@ -22,6 +22,23 @@ bool stride_is(const std::optional<int64_t>& s, int64_t v) { return s && *s == v
 
 } // namespace
 
+// PADTO masks every buffer's view to the axis' old size. The lane axis is an output axis: what
+// its padded lanes compute is never stored and never mixes into other lanes. An input broadcast
+// along it (stride 0) reads the same element in every lane, so its mask there only turned one
+// broadcast load into a vector built lane by lane with zeros at the end: drop that mask (a
+// mask other than exactly the old size is the program's own and stays).
+void Kernel::unmask_broadcast_lanes(int axis, int64_t old_size) {
+  for (size_t b = n_outputs(); b < sts.size() && b < bufs.size(); ++b) {
+    View& v = sts[b].views.back();
+    if (!v.mask || v.strides[size_t(axis)] != 0) continue;
+    auto& m = (*v.mask)[size_t(axis)];
+    if (m != std::pair<int64_t, int64_t>{0, old_size}) continue;
+    Mask mask = *v.mask;
+    mask[size_t(axis)] = {0, v.shape[size_t(axis)]};
+    v = View::create(v.shape, v.strides, v.offset, mask);
+  }
+}
+
 void Kernel::host_optimizations() {
   const int widest = opts.vector_lanes;
   if (widest <= 1 || opts.has_local || reduceops.size() > 1 || upcasted || !all_float32(lazyops))
@@ -61,11 +78,13 @@ void Kernel::host_optimizations() {
   if (lane_axis < 0) return hand_coded_optimizations();
 
   if (pad) { // the lanes past the end are masked off
+    const int64_t size = full_shape()[size_t(lane_axis)];
     try {
       apply_opt({OptOps::PADTO, lane_axis, width});
     } catch (const KernelOptError&) {
       return hand_coded_optimizations();
     }
+    unmask_broadcast_lanes(lane_axis, size);
   }
   shift_to(lane_axis, width);
   upcast();

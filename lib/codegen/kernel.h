@@ -99,6 +99,7 @@ public:
   void host_optimizations();
 
 private:
+  void unmask_broadcast_lanes(int axis, int64_t old_size);
   void upcast();
   void apply_opt_unchecked(const Opt& opt, bool append_opt);
 };

@@ -3,6 +3,9 @@
 // results against the unoptimized kernels are in tests/cli/vectors.bats and the codegen fuzz.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <regex>
+
 #include "codegen/codegen.h"
 #include "device/registry.h"
 #include "schedule/schedule.h"
@@ -82,4 +85,28 @@ TEST(HostOpt, a_padded_image_is_a_range_load_and_a_strided_one_a_gather) {
   EXPECT_NE(lk.src.find("(floatx8){"), std::string::npos) << lk.src;
   // with nothing to reuse a gathered vector (no reduce), a masked input keeps tinygrad's opts
   EXPECT_EQ(kernel_of("x = input('x', (4, 16))\noutput('y', x.pad(((0, 0), (1, 15))) * 2)", 8).lanes, 1);
+}
+
+TEST(HostOpt, padded_lanes_leave_a_broadcast_input_unmasked) {
+  // a 14-wide image gets 16 lanes (PADTO): the weights, broadcast along the lanes, load as
+  // one scalar per value instead of a vector built lane by lane with zeros in lanes 14 and 15
+  const char* conv = "x = input('x', (1, 4, 14, 14))\nw = input('w', (8, 4, 3, 3))\n"
+                     "output('y', x.conv2d(w, padding=1))";
+  Kernel k = kernel_of(conv, 16);
+  ASSERT_EQ(k.lanes, 16);
+  ASSERT_NE(std::find_if(k.applied_opts.begin(), k.applied_opts.end(),
+                         [](const Opt& o) { return o.op == OptOps::PADTO; }),
+            k.applied_opts.end());
+  std::string src = lower_kernel(k, device_renderer("CLANG")).src;
+  const std::regex masked_splat(R"(\{(val\d+),\1,)"); // {val8,val8,...,0.0f,0.0f}
+  EXPECT_FALSE(std::regex_search(src, masked_splat)) << src;
+  EXPECT_NE(src.find("data2["), std::string::npos) << src;
+  // a mask that is the program's own (the weights padded along that axis) stays
+  Kernel own = kernel_of("x = input('x', (4, 14))\nw = input('w', (8, 4, 1))\nb = input('b', (4, 1))\n"
+                         "p = b.expand(4, 12).pad(((0, 0), (0, 2))).reshape(1, 4, 14)\n"
+                         "output('y', (x.reshape(1, 4, 14) * w * p).sum(1))",
+                         16);
+  std::string own_src = lower_kernel(own, device_renderer("CLANG")).src;
+  ASSERT_EQ(own.lanes, 16);
+  EXPECT_TRUE(std::regex_search(own_src, masked_splat)) << own_src;
 }
