@@ -9,7 +9,8 @@ imports it (tg-trace model.onnx | tg-schedule | tg-codegen | tg-run); ONNX Runti
 two intra-op threads (this machine's cores). Prints the forward time of each (best of
 --repeat; tg's is the sum of its kernels' times from tg-run --time), their ratio, tg's
 trace + schedule + codegen time and its cold compile time (for the ONNX file and for
-examples/resnet/resnet.tg), and checks the outputs agree.
+examples/resnet/resnet.tg), ResNet-50's weight init under THREEFRY=1 against tinygrad 0.9.1's,
+and checks the outputs agree.
 Called by scripts/bench.py (make bench); timing lives here, never in pass/fail tests.
 """
 import argparse, os, re, subprocess, sys, tempfile, time
@@ -108,6 +109,38 @@ def script_front_and_compile(bindir: Path, work: Path):
   return front, time.perf_counter() - t0
 
 
+TINYGRAD_INIT = """
+import os, sys, time
+os.environ["CLANG"], os.environ["THREEFRY"] = "1", "1"
+from tinygrad import Tensor, dtypes, nn
+src = open(sys.argv[1]).read().split("\\ndepth = ")[0]  # the classes, not the program
+env = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn}
+exec(src, env)
+Tensor.manual_seed(0)
+t0 = time.perf_counter()
+for p in nn.state.get_parameters(env["ResNet"](50, num_classes=1000)): p.realize()
+print(time.perf_counter() - t0)
+"""
+
+
+def threefry_init(bindir: Path, work: Path):
+  """ResNet-50's weights drawn with threefry (THREEFRY=1), cold caches: tg's whole program at
+  batch 1 (trace to the end of tg-run: compile, init kernels, one forward pass) against
+  tinygrad 0.9.1 realizing the same model's parameters (its kernels compiled as it goes, its disk
+  cache off: CACHELEVEL=0)."""
+  env = dict(os.environ, TG_CACHE_DIR=str(work / "threefry-cache"), THREEFRY="1")
+  x = work / "x1.npy"
+  np.save(x, np.random.default_rng(2).standard_normal((1, 3, 224, 224), dtype=np.float32))
+  t0 = time.perf_counter()
+  subprocess.run(f"{bindir}/tg-trace {ROOT}/examples/resnet/resnet.tg --arg batch=1 | {bindir}/tg-schedule | "
+                 f"{bindir}/tg-codegen | {bindir}/tg-run --in x={x} --out-dir {work / 'threefry-out'}", shell=True,
+                 check=True, env=env, capture_output=True)
+  tg_s = time.perf_counter() - t0
+  tiny = subprocess.run([sys.executable, "-c", TINYGRAD_INIT, str(ROOT / "examples" / "resnet" / "resnet.tg")],
+                        check=True, capture_output=True, text=True, env=dict(os.environ, CACHELEVEL="0"))
+  return tg_s, float(tiny.stdout.strip().splitlines()[-1])
+
+
 def run_ort(model: Path, x: np.ndarray, repeat: int):
   import onnxruntime as ort
   opts = ort.SessionOptions()
@@ -138,6 +171,7 @@ def main():
     tg_s, kernels, front, compile_s, tg_out = run_tg(args.bin, work, work / "resnet50.onnx", work / "x.npy", args.repeat)
     ort_s, ort_out = run_ort(work / "resnet50.onnx", x, args.repeat)
     script_front, script_compile = script_front_and_compile(args.bin, work)
+    tf_tg, tf_tiny = threefry_init(args.bin, work)
   # random weights make logits of 1e4..1e5: the error that counts is relative to them
   err = float(np.abs(tg_out - ort_out).max() / np.abs(ort_out).max())
   print(f"ResNet-50 forward, batch {args.batch}, float32 (best of {args.repeat}; max |tg - ORT| / max |ORT| {err:.1e})")
@@ -148,6 +182,8 @@ def main():
         f"{front * 1e3:.0f} ms; cold compile {compile_s * 1e3:.0f} ms")
   print(f"  tg from examples/resnet/resnet.tg (weights drawn at run time): trace + schedule + codegen "
         f"{script_front * 1e3:.0f} ms; cold compile {script_compile * 1e3:.0f} ms")
+  print(f"ResNet-50 weight init with threefry (THREEFRY=1), cold: tg {tf_tg:.1f} s for the whole batch-1 program "
+        f"(compile, init, forward); tinygrad 0.9.1 {tf_tiny:.1f} s for the init alone; tinygrad / tg: {tf_tiny / tf_tg:.1f}x")
   if err > 1e-4:
     print("  tg and ONNX Runtime disagree past 1e-4 of the largest logit", file=sys.stderr)
     return 1
