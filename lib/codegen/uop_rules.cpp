@@ -139,10 +139,10 @@ void add_loop_collapse_rules(std::vector<RewriteRule>& r) {
                }});
 }
 
-std::vector<RewriteRule> make_constant_folder_rules(bool loop_collapse) {
+std::vector<RewriteRule> make_constant_folder_rules(bool with_loop_collapse) {
   std::vector<RewriteRule> r;
   // ** arange loop folding (early, as in tinygrad) **
-  if (loop_collapse) add_loop_collapse_rules(r);
+  if (with_loop_collapse) add_loop_collapse_rules(r);
   auto x = P::any("x");
   // ** constant folding **
   r.push_back({"alu(const, ...) -> const",

@@ -126,10 +126,9 @@ std::pair<Expr, Expr> ShapeTracker::expr_idxs(std::optional<std::vector<Expr>> i
     }
     std::tie(idx, valid) = expr_view(view, split, valid);
   }
-  check(idx.min() >= -(int64_t{1} << 31), "AssertionError",
-        [&] { return "idx.min too small. idx=" + idx.render(); });
-  check(idx.max() < (int64_t{1} << 31), "AssertionError",
-        [&] { return "idx.max too big. idx=" + idx.render(); });
+  // (no lambda for the message: clang 15 cannot capture the structured binding idx)
+  if (idx.min() < -(int64_t{1} << 31)) fail("AssertionError", "idx.min too small. idx=" + idx.render());
+  if (idx.max() >= (int64_t{1} << 31)) fail("AssertionError", "idx.max too big. idx=" + idx.render());
   return {idx, valid};
 }
 
