@@ -8,6 +8,7 @@
 #include "codegen/ast_key.h"
 #include "codegen/linearizer.h"
 #include "codegen/uops.h"
+#include "shape/symbolic.h"
 #include "util/error.h"
 #include "util/parallel.h"
 
@@ -210,6 +211,7 @@ Program codegen_schedule(const Schedule& s, const Renderer& renderer, const Code
   std::vector<std::pair<LoweredKernel, LinearUOps>> lowered(first_of.size());
   std::vector<std::exception_ptr> lower_errors = parallel_for(first_of.size(), threads, [&](size_t d) {
     const ScheduleKernel& sk = s.kernels[first_of[d]];
+    reset_symbolic_memo(); // the same source whatever was lowered before, on whichever thread
     Kernel k(sk.ast, renderer.opts());
     if (options.optimize)
       options.optimize(k, sk);

@@ -351,10 +351,18 @@ Node floordiv_sum_uncached(Node x, int64_t b, bool factoring) { // SumNode.__flo
   return add(divided, floordiv_generic(sum_nodes(rest), b, true));
 }
 
-Node floordiv_sum(Node x, int64_t b, bool factoring) { // memoised like the Python lru_cache
-  static std::unordered_map<DivKey, Node, DivKeyHash> cache;
-  static std::recursive_mutex mutex;
-  std::lock_guard<std::recursive_mutex> lock(mutex);
+// tinygrad memoises floordiv like a Python lru_cache (by text equality). Per thread, and emptied
+// per kernel by reset_symbolic_memo: a hit for an equal-text sum returns the first one's
+// result, so a process-wide table would make a kernel's text depend on which kernels were
+// lowered before it, and on which thread.
+using DivMemo = std::unordered_map<DivKey, Node, DivKeyHash>;
+DivMemo& div_memo() {
+  thread_local DivMemo memo;
+  return memo;
+}
+
+Node floordiv_sum(Node x, int64_t b, bool factoring) {
+  DivMemo& cache = div_memo();
   DivKey key{x->canonical, b, factoring};
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   Node r = floordiv_sum_uncached(x, b, factoring);
@@ -549,6 +557,8 @@ std::vector<Node> unwrap(const std::vector<Expr>& xs) {
 } // namespace
 
 // ---- Expr ----
+
+void reset_symbolic_memo() { div_memo().clear(); }
 
 Expr::Expr(int64_t v) : n_(make_num(v)) {}
 Expr Expr::var(const std::string& name, int64_t min, int64_t max) { return Expr(variable(name, min, max)); }

@@ -72,6 +72,10 @@ private:
   const ExprNode* n_ = nullptr;
 };
 
+// Empties this thread's memo of symbolic results (tinygrad's lru_caches): codegen calls it
+// before each kernel, so a kernel's index expressions do not depend on the kernels before it.
+void reset_symbolic_memo();
+
 // Added: int on the left, as Python's __radd__/__rsub__/__rmul__ do it.
 inline Expr operator+(int64_t a, const Expr& b) { return b + Expr(a); }
 inline Expr operator-(int64_t a, const Expr& b) { return -b + Expr(a); }
