@@ -1,7 +1,6 @@
 #include "codegen/linearizer.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -94,18 +93,6 @@ std::vector<Expr> expand_node(const Expr& node, const std::vector<Expr>& vars) {
     out.push_back(subs.empty() ? node : node.substitute(subs));
   }
   return out;
-}
-
-uint64_t const_bits(const Scalar& v) {
-  switch (v.kind) {
-  case Scalar::Kind::Bool:
-    return v.b;
-  case Scalar::Kind::Int:
-    return uint64_t(v.i);
-  case Scalar::Kind::Float:
-    return std::bit_cast<uint64_t>(v.f);
-  }
-  return 0;
 }
 
 Scalar reduce_identity(const LazyOp* r) {
@@ -372,7 +359,7 @@ private:
       // Here: the constant's kind and bits or the buffer number, and canonical nodes (equal
       // exactly when the rendered text is).
       int what = this_const && !acc ? 1 + int(this_const->kind) : 0;
-      uint64_t which = what ? const_bits(*this_const) : uint64_t(i);
+      uint64_t which = what ? this_const->bits() : uint64_t(i);
       auto key =
           std::tuple(acc_index, int(localtype), what, which, idx.node()->canonical, valid.node()->canonical);
       auto it = load_cache_.find(key);

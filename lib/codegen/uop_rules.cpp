@@ -2,7 +2,6 @@
 // pairs. Constants fold through exec_alu, the evaluator the lazy graph folds with.
 #include <algorithm>
 #include <cmath>
-#include <unordered_set>
 
 #include "codegen/uops.h"
 #include "ops/exec_alu.h"
@@ -52,20 +51,6 @@ std::optional<Scalar> cast_const(const Scalar& v, DType from, DType to) {
   return truncate(as_const(v, to), to);
 }
 
-// does `u` read `target`, directly or through its sources? (tinygrad's `target in u.parents`)
-bool reads(const UOp* u, const UOp* target) {
-  std::vector<const UOp*> stack(u->src.begin(), u->src.end());
-  std::unordered_set<const UOp*> seen;
-  while (!stack.empty()) {
-    const UOp* s = stack.back();
-    stack.pop_back();
-    if (s == target) return true;
-    if (!seen.insert(s).second) continue;
-    stack.insert(stack.end(), s->src.begin(), s->src.end());
-  }
-  return false;
-}
-
 const UOp* sub(UOpGraph& g, const UOp* a, const UOp* b) { return g.add(a, g.neg(b)); }
 
 // tinygrad 0.9.1's loop_collapse: where(idx + mval*r < compval, multconst, 0) summed over a
@@ -88,7 +73,8 @@ const UOp* sum_collapse(const Bindings& b, UOpGraph& g) {
   const UOp *acc = b.at("phi_input"), *loop = b.at("loop");
   if (acc->vcount != 1) return nullptr; // scalar accumulators only: tg's vector lanes have no x*n
   for (auto [v1, v2] : {std::pair(b.at("val1"), b.at("val2")), std::pair(b.at("val2"), b.at("val1"))}) {
-    if (reads(v1, loop) || v1->vcount != 1) continue;
+    // (tinygrad's `loop not in v1.parents`; v1 being the loop itself also counts as reading it)
+    if (graph_has(v1, [loop](const UOp* u) { return u == loop; }) || v1->vcount != 1) continue;
     const UOp* n = g.cast(sub(g, loop->src[1], loop->src[0]), *v1->dtype);
     return g.add(g.make(UOps::PHI, acc->dtype, {acc, v2}), g.mul(v1, n));
   }

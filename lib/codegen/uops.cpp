@@ -1,9 +1,7 @@
 #include "codegen/uops.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
-#include <cstring>
 #include <queue>
 #include <set>
 #include <sstream>
@@ -15,11 +13,11 @@ namespace tg {
 
 std::string_view uops_name(UOps op) {
   static constexpr std::string_view names[] = {
-      "UOps.SINK",       "UOps.DEFINE_GLOBAL", "UOps.DEFINE_VAR", "UOps.DEFINE_LOCAL",
-      "UOps.DEFINE_ACC", "UOps.CONST",         "UOps.SPECIAL",    "UOps.NOOP",
-      "UOps.UNMUL",      "UOps.GEP",        "UOps.CAST",          "UOps.BITCAST",    "UOps.ALU",
-      "UOps.LOAD",       "UOps.STORE",         "UOps.PHI",        "UOps.BARRIER",
-      "UOps.IF",         "UOps.RANGE",         "UOps.ENDRANGE",   "UOps.ENDIF"};
+      "UOps.SINK",  "UOps.DEFINE_GLOBAL", "UOps.DEFINE_VAR", "UOps.DEFINE_LOCAL", "UOps.DEFINE_ACC",
+      "UOps.CONST", "UOps.SPECIAL",       "UOps.NOOP",       "UOps.UNMUL",        "UOps.GEP",
+      "UOps.CAST",  "UOps.BITCAST",       "UOps.ALU",        "UOps.LOAD",         "UOps.STORE",
+      "UOps.PHI",   "UOps.BARRIER",       "UOps.IF",         "UOps.RANGE",        "UOps.ENDRANGE",
+      "UOps.ENDIF"};
   return names[int(op)];
 }
 
@@ -29,22 +27,6 @@ namespace {
 
 uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ULL + (h >> 29); }
 
-uint64_t scalar_bits(const Scalar& s) {
-  switch (s.kind) {
-  case Scalar::Kind::Bool:
-    return s.b ? 1 : 0;
-  case Scalar::Kind::Int:
-    return uint64_t(s.i);
-  case Scalar::Kind::Float:
-    return std::bit_cast<uint64_t>(s.f);
-  }
-  return 0;
-}
-
-bool same_scalar(const Scalar& a, const Scalar& b) {
-  return a.kind == b.kind && scalar_bits(a) == scalar_bits(b);
-}
-
 uint64_t hash_arg(const UOpArg& arg) {
   uint64_t h = arg.index();
   std::visit(
@@ -53,7 +35,7 @@ uint64_t hash_arg(const UOpArg& arg) {
         if constexpr (std::is_same_v<T, Op>)
           h = mix(h, uint64_t(a));
         else if constexpr (std::is_same_v<T, Scalar>)
-          h = mix(mix(h, uint64_t(a.kind)), scalar_bits(a));
+          h = mix(mix(h, uint64_t(a.kind)), a.bits());
         else if constexpr (std::is_same_v<T, int>)
           h = mix(h, uint64_t(a));
         else if constexpr (std::is_same_v<T, GlobalArg>)
@@ -77,7 +59,7 @@ uint64_t hash_arg(const UOpArg& arg) {
 
 bool same_arg(const UOpArg& a, const UOpArg& b) {
   if (a.index() != b.index()) return false;
-  if (auto* x = std::get_if<Scalar>(&a)) return same_scalar(*x, std::get<Scalar>(b));
+  if (auto* x = std::get_if<Scalar>(&a)) return *x == std::get<Scalar>(b);
   return a == b;
 }
 
@@ -206,17 +188,21 @@ const UOp* PatternMatcher::rewrite(const UOp* u, UOpGraph& g) const {
   return nullptr;
 }
 
-bool graph_has(const UOp* sink, UOps op) {
-  std::vector<const UOp*> stack{sink};
+bool graph_has(const UOp* root, const std::function<bool(const UOp*)>& pred) {
+  std::vector<const UOp*> stack{root};
   std::unordered_set<const UOp*> seen;
   while (!stack.empty()) {
     const UOp* u = stack.back();
     stack.pop_back();
-    if (u->op == op) return true;
     if (!seen.insert(u).second) continue;
+    if (pred(u)) return true;
     stack.insert(stack.end(), u->src.begin(), u->src.end());
   }
   return false;
+}
+
+bool graph_has(const UOp* root, UOps op) {
+  return graph_has(root, [op](const UOp* u) { return u->op == op; });
 }
 
 const UOp* graph_rewrite(const UOp* sink, const PatternMatcher& pm, UOpGraph& g) {

@@ -219,8 +219,9 @@ private:
 // loop_collapse is false) its arange loop folding into closed forms.
 const PatternMatcher& constant_folder(bool loop_collapse = true);
 
-// Is a UOp with this op among `sink`'s sources, at any depth?
-bool graph_has(const UOp* sink, UOps op);
+// Is `root`, or a UOp among its sources at any depth, one `pred` holds for (of this op)?
+bool graph_has(const UOp* root, const std::function<bool(const UOp*)>& pred);
+bool graph_has(const UOp* root, UOps op);
 
 // Rebuilds `sink` bottom-up, applying `pm` to every node until none fires.
 const UOp* graph_rewrite(const UOp* sink, const PatternMatcher& pm, UOpGraph& g);

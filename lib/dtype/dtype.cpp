@@ -123,6 +123,18 @@ DType sum_acc_dtype(DType dt) {
   return least_upper_dtype(dt, DType::Float32);
 }
 
+uint64_t Scalar::bits() const {
+  switch (kind) {
+  case Kind::Bool:
+    return b;
+  case Kind::Int:
+    return uint64_t(i);
+  case Kind::Float:
+    return std::bit_cast<uint64_t>(f);
+  }
+  return 0;
+}
+
 bool Scalar::operator==(const Scalar& o) const {
   if (kind != o.kind) return false;
   switch (kind) {

@@ -73,7 +73,10 @@ struct Scalar {
   double as_double() const { return kind == Kind::Float ? f : kind == Kind::Int ? double(i) : double(b); }
   int64_t as_int() const { return kind == Kind::Int ? i : kind == Kind::Bool ? int64_t(b) : int64_t(f); }
   bool truthy() const { return kind == Kind::Float ? f != 0.0 : kind == Kind::Int ? i != 0 : b; }
-  bool operator==(const Scalar& o) const;
+  bool operator==(const Scalar& o) const; // identity: nan == nan, -0.0 != 0.0
+  // The value's bit pattern in its kind: with `kind`, equal exactly when operator== is (a hash
+  // or map key for constants).
+  uint64_t bits() const;
   std::string repr() const; // Python repr: True, 3, 1.5, inf, nan
 };
 

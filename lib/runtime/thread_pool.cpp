@@ -1,7 +1,5 @@
 #include "runtime/thread_pool.h"
 
-#include <cstdlib>
-
 namespace tg {
 
 ThreadPool::ThreadPool(int threads) {
@@ -56,15 +54,6 @@ void ThreadPool::run(int parts, const std::function<void(int)>& part) {
   std::unique_lock<std::mutex> lock(mu_);
   done_.wait(lock, [&] { return pending_ == 0; });
   job_ = nullptr;
-}
-
-int kernel_threads() {
-  if (const char* env = std::getenv("TG_THREADS")) {
-    int n = std::atoi(env);
-    return n >= 1 ? n : 1;
-  }
-  unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : int(n);
 }
 
 } // namespace tg

@@ -33,7 +33,6 @@ private:
   bool stop_ = false;
 };
 
-// Threads for kernels: $TG_THREADS if set (1 = none), else the machine's hardware threads.
-int kernel_threads();
+// (How many: host_threads() in util/parallel.h.)
 
 } // namespace tg

@@ -40,7 +40,7 @@ void* worker(void* arg) {
 int host_threads() {
   if (const char* env = std::getenv("TG_THREADS")) {
     int n = std::atoi(env);
-    if (n >= 1) return n;
+    return n >= 1 ? n : 1;
   }
   return int(std::max(1u, std::thread::hardware_concurrency()));
 }

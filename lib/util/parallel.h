@@ -9,8 +9,8 @@
 
 namespace tg {
 
-// Threads for host-side work such as codegen: $TG_THREADS if set (1 = none), else the
-// machine's hardware threads.
+// Threads for host-side work (lowering kernels, clang units, the parts of a kernel launch):
+// $TG_THREADS if set (1 = none; not a positive number: 1), else the machine's hardware threads.
 int host_threads();
 
 // Calls item(i) for every i in [0, n) and returns each item's exception, if any, by index, so

@@ -20,8 +20,8 @@
 #include "runtime/compile_cache.h"
 #include "runtime/host_cpu.h"
 #include "runtime/process.h"
-#include "runtime/thread_pool.h"
 #include "util/error.h"
+#include "util/parallel.h"
 
 namespace tg {
 
@@ -33,8 +33,22 @@ ClangCompiler::ClangCompiler() {
 }
 
 std::vector<std::string> ClangCompiler::argv(const std::string& src_path, const std::string& out_path) const {
-  return {executable_, "-include", "tgmath.h", "-shared", "-march=native", "-O2", "-fno-unroll-loops", "-mllvm", "-disable-lsr", "-Wall", "-x",
-          "c",         "-fPIC",    src_path,   "-o",      out_path};
+  return {executable_,
+          "-include",
+          "tgmath.h",
+          "-shared",
+          "-march=native",
+          "-O2",
+          "-fno-unroll-loops",
+          "-mllvm",
+          "-disable-lsr",
+          "-Wall",
+          "-x",
+          "c",
+          "-fPIC",
+          src_path,
+          "-o",
+          out_path};
 }
 
 std::string ClangCompiler::identity() const {
@@ -165,7 +179,7 @@ std::vector<std::string> program_translation_units(const Program& p, int most) {
 CompiledProgram ClangCompiler::compile(const Program& p) const {
   if (p.kernels.empty()) return {}; // nothing to load
   // Big programs are compiled as several units by as many clangs at once, then linked.
-  Result r = compile(program_translation_units(p, kernel_threads()));
+  Result r = compile(program_translation_units(p, host_threads()));
   return {r.library, r.cache_hit};
 }
 

@@ -9,6 +9,7 @@
 #include "device/host/bounds_check.h"
 #include "runtime/thread_pool.h"
 #include "util/error.h"
+#include "util/parallel.h"
 
 namespace tg {
 
@@ -52,7 +53,7 @@ HostProgram::HostProgram(const Program& p, std::vector<HostLauncher> launchers)
     names_.push_back(k.name);
     nbufs_.push_back(k.bufs.size());
   }
-  if (any_split && kernel_threads() > 1) pool_ = std::make_unique<ThreadPool>(kernel_threads());
+  if (any_split && host_threads() > 1) pool_ = std::make_unique<ThreadPool>(host_threads());
 }
 
 HostProgram::~HostProgram() = default;

@@ -6,8 +6,8 @@
 #include "device/plugin.h"
 #include "runtime/compile_cache.h"
 #include "runtime/host_cpu.h"
-#include "runtime/thread_pool.h"
 #include "util/error.h"
+#include "util/parallel.h"
 
 namespace tg {
 
@@ -43,7 +43,7 @@ public:
   CompiledProgram compile(const Program& p) const override {
     if (p.kernels.empty()) return {};
     // distinct kernels, in groups compiled on as many threads
-    KernelGroups g = group_kernels(p, "@", "(", kernel_threads(), 64 * 1024);
+    KernelGroups g = group_kernels(p, "@", "(", host_threads(), 64 * 1024);
     LlvmBuild build;
     build.groups.resize(g.groups.size());
     build.launchers.resize(g.groups.size());
