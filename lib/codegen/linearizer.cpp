@@ -572,6 +572,15 @@ private:
       if (at_lane(e, l).render() != (base + Expr(l)).render()) return std::nullopt;
     return base;
   }
+  // base, when lane l of `e` is base + 2*l (a stride-2 conv's image row)
+  std::optional<Expr> stride2_base(const Expr& e) const {
+    Expr base = at_lane(e, 0);
+    if (has_lane(base) || !has_lane(e) || at_lane(e, 1) - base != Expr(int64_t(2))) return std::nullopt;
+    if ((base + lane_var_ * 2).render() == e.render()) return base;
+    for (int64_t l = 1; l < lanes_; l++)
+      if (at_lane(e, l).render() != (base + Expr(2 * l)).render()) return std::nullopt;
+    return base;
+  }
   const UOp* lane(const UOp* u, int l) { return u->vcount > 1 ? g_.make(UOps::GEP, u->dtype, {u}, l) : u; }
   const UOp* vectorize(DType dt, std::vector<const UOp*> parts) {
     return g_.make(UOps::CAST, dt, std::move(parts));
@@ -629,8 +638,8 @@ private:
     return out;
   }
   // Lane l's condition `valid` as lo <= l < hi, lo and hi lane-free, when every condition on the
-  // lane is linear in it with coefficient +-1 (a padded image's edges); the lane-free conditions
-  // gate the whole vector. nullptr when valid has another form.
+  // lane is linear in it with coefficient +-1 or +-2 (a padded image's edges, read with stride 1
+  // or 2); the lane-free conditions gate the whole vector. nullopt when valid has another form.
   struct LaneBounds {
     const UOp *lo, *hi;
   };
@@ -649,7 +658,7 @@ private:
       }
       if (c->kind != ExprKind::Lt) return std::nullopt;
       std::vector<const ExprNode*> terms = c->a->kind == ExprKind::Sum ? c->a->nodes : std::vector{c->a};
-      int coef = 0;
+      int64_t coef = 0;
       Expr rest(int64_t(0));
       for (const ExprNode* t : terms) {
         Expr te(t);
@@ -657,17 +666,21 @@ private:
           rest = rest + te;
         } else if (coef == 0 && t->kind == ExprKind::Var) {
           coef = 1;
-        } else if (coef == 0 && t->kind == ExprKind::Mul && t->a->kind == ExprKind::Var && t->b == -1) {
-          coef = -1;
+        } else if (coef == 0 && t->kind == ExprKind::Mul && t->a->kind == ExprKind::Var &&
+                   (t->b == -1 || t->b == 2 || t->b == -2)) {
+          coef = t->b;
         } else {
           return std::nullopt;
         }
       }
-      if (coef == 1) { // l + rest < b: l < b - rest
-        const UOp* h = render(Expr(c->b) - rest);
+      // (C's division truncates: where it differs from floor, the bound is past 0 either way)
+      auto halve = [&](const UOp* x) { return g_.alu(Op::IDIV, {x, g_.cnst_int(2)}); };
+      if (coef > 0) { // coef*l + rest < b: l < b - rest, or l < (b - rest + 1) // 2
+        const UOp* h = coef == 1 ? render(Expr(c->b) - rest) : halve(render(Expr(c->b + 1) - rest));
         hi = g_.alu(Op::WHERE, {g_.alu(Op::CMPLT, {h, hi}), h, hi});
-      } else { // -l + rest < b: l >= rest - b + 1
-        const UOp* l = render(rest - Expr(c->b) + Expr(int64_t(1)));
+      } else { // -l + rest < b: l >= rest - b + 1; -2l + rest < b: l >= (rest - b + 2) // 2
+        const UOp* l = coef == -1 ? render(rest - Expr(c->b) + Expr(int64_t(1)))
+                                  : halve(render(rest - Expr(c->b) + Expr(int64_t(2))));
         lo = g_.alu(Op::MAX, {lo, l});
       }
     }
@@ -675,33 +688,67 @@ private:
     return LaneBounds{lo, hi};
   }
 
-  const UOp* lane_load(int i, const Expr& idx, const Expr& valid, DType dt, const std::optional<Scalar>& cnst,
+  // A padded lane axis (PADTO) keeps `lane < c` in every valid. Lanes past c are never loaded
+  // or stored, so the index and the other conditions may assume lane < c, and then often
+  // simplify: a padded conv row's (x+kx)%16 is x+kx there, which makes its loads consecutive.
+  void narrow_lanes(Expr& idx, Expr& valid) const {
+    std::vector<const ExprNode*> conds;
+    if (valid.kind() == ExprKind::And)
+      conds = valid.node()->nodes;
+    else
+      conds.push_back(valid.node());
+    int64_t c = lanes_;
+    for (const ExprNode* n : conds)
+      if (n->kind == ExprKind::Lt && n->a == lane_var_.node()) c = std::min(c, n->b);
+    if (c < 2 || c >= lanes_) return;
+    const Expr narrow = Expr::var(lane_name_, 0, c - 1);
+    auto within = [&](const Expr& e) {
+      return e.substitute({{lane_var_, narrow}}).substitute({{narrow, lane_var_}});
+    };
+    std::vector<Expr> kept;
+    for (const ExprNode* n : conds)
+      kept.push_back(n->kind == ExprKind::Lt && n->a == lane_var_.node() ? Expr(n) : within(Expr(n)));
+    idx = within(idx);
+    valid = Expr::ands(kept);
+  }
+
+  // LOAD of a LaneRange: lanes b.lo..b.hi-1 of buffer i at base + stride*lane
+  const UOp* range_load(int i, DType dt, const Expr& base, const LaneBounds& b, int stride) {
+    const UOp* start = render(base);
+    // the buffer holds at least the elements its view reaches (tg-run refuses less)
+    const MemBuffer& mb = std::get<MemBuffer>(k_.bufs[size_t(i)]);
+    auto range = index_range(mb.st.views.front());
+    const UOp* whole = g_.cnst(DType::Bool, Scalar::of_bool(false));
+    if (range && range->first >= 0)
+      whole = g_.alu(Op::MUL, {g_.alu(Op::NEG, {g_.alu(Op::CMPLT, {start, g_.cnst_int(0)})}),
+                               g_.alu(Op::CMPLT, {start, g_.cnst_int(range->second + 2 - stride * lanes_)})});
+    return g_.make(UOps::LOAD, dt, {buf_uops_[size_t(i)], start, b.lo, b.hi, whole},
+                   LaneRange{lanes_, stride});
+  }
+
+  const UOp* lane_load(int i, Expr idx, Expr valid, DType dt, const std::optional<Scalar>& cnst,
                        const UOp* barrier) {
+    narrow_lanes(idx, valid);
     // consecutive elements whose lanes are valid in one range: a masked vector load (the padded
     // image of a conv), which reads only the valid lanes
-    if (!cnst && has_lane(valid) && k_.opts.vector_lane_ranges && !barrier)
+    const bool ranges = !cnst && k_.opts.vector_lane_ranges && !barrier;
+    if (ranges && has_lane(valid))
       if (auto base = consecutive_base(idx))
-        if (auto b = lane_bounds(valid)) {
-          const UOp* start = render(*base);
-          // the buffer holds at least the elements its view reaches (tg-run refuses less)
-          const MemBuffer& mb = std::get<MemBuffer>(k_.bufs[size_t(i)]);
-          auto range = index_range(mb.st.views.front());
-          const UOp* whole = g_.cnst(DType::Bool, Scalar::of_bool(false));
-          if (range && range->first >= 0)
-            whole = g_.alu(Op::MUL, {g_.alu(Op::NEG, {g_.alu(Op::CMPLT, {start, g_.cnst_int(0)})}),
-                                     g_.alu(Op::CMPLT, {start, g_.cnst_int(range->second + 2 - lanes_)})});
-          return g_.make(UOps::LOAD, dt, {buf_uops_[size_t(i)], start, b->lo, b->hi, whole},
-                         LaneRange{lanes_});
-        }
+        if (auto b = lane_bounds(valid)) return range_load(i, dt, *base, *b, 1);
     if (!cnst && !has_lane(valid))
       if (auto base = consecutive_base(idx)) return load_uop(i, render(*base), valid, dt, barrier, lanes_);
+    // every other element (a stride-2 conv's image row): the same, two vector loads and a shuffle
+    if (ranges)
+      if (auto base = stride2_base(idx))
+        if (auto b = lane_bounds(valid)) return range_load(i, dt, *base, *b, 2);
     return per_lane(lanes_, [&](int l) {
       Expr li = at_lane(idx, l), lv = at_lane(valid, l);
       if (lv.max() == 0) return g_.cnst(dt, Scalar::of_int(0));
       return cnst ? const_value(dt, *cnst, lv) : load_uop(i, render(li), lv, dt, barrier);
     });
   }
-  void lane_store(int i, const Expr& idx, const Expr& valid, const UOp* val, std::vector<const UOp*>& out) {
+  void lane_store(int i, Expr idx, Expr valid, const UOp* val, std::vector<const UOp*>& out) {
+    narrow_lanes(idx, valid);
     if (!has_lane(valid))
       if (auto base = consecutive_base(idx)) {
         if (val->vcount == 1) val = vectorize(*val->dtype, std::vector<const UOp*>(size_t(lanes_), val));

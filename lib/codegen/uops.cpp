@@ -51,7 +51,7 @@ uint64_t hash_arg(const UOpArg& arg) {
         else if constexpr (std::is_same_v<T, LocalArg>)
           h = mix(mix(h, std::hash<std::string>{}(a.name)), a.size);
         else if constexpr (std::is_same_v<T, LaneRange>)
-          h = mix(h, uint64_t(a.lanes));
+          h = mix(mix(h, uint64_t(a.lanes)), uint64_t(a.stride));
       },
       arg);
   return h;
@@ -258,7 +258,10 @@ int compare_arg(const UOpArg& a, const UOpArg& b) {
     return cmp(std::pair(x->name, x->size), std::pair(y.name, y.size));
   }
   if (auto* x = std::get_if<int>(&a)) return cmp(*x, std::get<int>(b));
-  if (auto* x = std::get_if<LaneRange>(&a)) return cmp(x->lanes, std::get<LaneRange>(b).lanes);
+  if (auto* x = std::get_if<LaneRange>(&a)) {
+    const LaneRange& y = std::get<LaneRange>(b);
+    return cmp(std::pair(x->lanes, x->stride), std::pair(y.lanes, y.stride));
+  }
   return 0; // ALU ops compare equal here, as tinygrad's cmp_tuple does
 }
 
@@ -389,7 +392,8 @@ std::string arg_to_string(const UOp* u) {
           return "(" + std::to_string(a.buf) + ", " + std::to_string(a.count) +
                  (a.lanes > 1 ? ", " + std::to_string(a.lanes) : "") + ")";
         else if constexpr (std::is_same_v<T, LaneRange>)
-          return "lanes " + std::to_string(a.lanes) + " in [lo, hi)";
+          return "lanes " + std::to_string(a.lanes) + " in [lo, hi)" +
+                 (a.stride != 1 ? ", stride " + std::to_string(a.stride) : "");
         else
           return a.name;
       },

@@ -79,10 +79,12 @@ struct LocalArg { // DEFINE_LOCAL: a local-memory array
   int64_t size;
   bool operator==(const LocalArg&) const = default;
 };
-// LOAD(buf, idx, lo, hi, whole): a vector whose lanes lo <= l < hi are buf[idx + l], the rest 0;
-// whole: all the lanes' elements lie inside the buffer, so one vector load may read them all
+// LOAD(buf, idx, lo, hi, whole): a vector whose lanes lo <= l < hi are buf[idx + stride*l], the
+// rest 0; whole: the elements idx .. idx + stride*lanes - 1 lie inside the buffer, so whole vector
+// loads may read them all (stride 2: a stride-2 conv's image row, two loads and a shuffle)
 struct LaneRange {
   int lanes;
+  int stride = 1;
   bool operator==(const LaneRange&) const = default;
 };
 // ALU: the Op; CONST: the value; GEP: the lane; LOAD: the lanes of a vector load (unset: scalar).

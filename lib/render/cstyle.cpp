@@ -163,7 +163,8 @@ private:
         line(vtype(u) + " " + ssa("val", u) + " = " +
              r_.render_vector_load_range(ref(u->src[0]), *u->src[0]->dtype, strip_parens(ref(u->src[1])),
                                          strip_parens(ref(u->src[2])), strip_parens(ref(u->src[3])),
-                                         strip_parens(ref(u->src[4])), u->vcount) +
+                                         strip_parens(ref(u->src[4])), u->vcount,
+                                         std::get<LaneRange>(u->arg).stride) +
              ";");
         break;
       }
@@ -440,7 +441,7 @@ std::string CStyleRenderer::render_vector_store(const std::string&, DType dtype,
 
 std::string CStyleRenderer::render_vector_load_range(const std::string&, DType dtype, const std::string&,
                                                      const std::string&, const std::string&,
-                                                     const std::string&, int lanes) const {
+                                                     const std::string&, int lanes, int) const {
   return render_vector_dtype(dtype, lanes);
 }
 

@@ -53,12 +53,12 @@ public:
                                          int lanes) const;
   virtual std::string render_vector_store(const std::string& buf, DType buf_dtype, const std::string& idx,
                                           const std::string& value, int lanes) const;
-  // lanes lo <= l < hi of buf[idx + l], the others 0 (a LOAD of a LaneRange); whole: every lane's
-  // element is inside the buffer
+  // lanes lo <= l < hi of buf[idx + stride*l], the others 0 (a LOAD of a LaneRange); whole: the
+  // elements idx .. idx + stride*lanes - 1 are inside the buffer
   virtual std::string render_vector_load_range(const std::string& buf, DType buf_dtype,
                                                const std::string& idx, const std::string& lo,
-                                               const std::string& hi, const std::string& whole,
-                                               int lanes) const;
+                                               const std::string& hi, const std::string& whole, int lanes,
+                                               int stride) const;
   virtual std::string render_splat(DType dtype, int lanes, const std::string& scalar) const;
   virtual std::string code_for_vector_op(Op op, const std::vector<std::string>& a, DType dtype,
                                          int lanes) const;

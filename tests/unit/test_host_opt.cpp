@@ -64,7 +64,7 @@ TEST(HostOpt, no_lanes_means_tinygrads_optimizations) {
   }
 }
 
-TEST(HostOpt, a_padded_image_is_a_range_load_and_a_strided_one_a_gather) {
+TEST(HostOpt, a_padded_image_is_a_range_load_with_stride_1_or_2) {
   // a padded conv's image is masked along the lane axis at its edges: lanes lo..hi-1 load as
   // one vector; each vector feeds the tile of output channels
   Kernel k = kernel_of("x = input('x', (1, 2, 4, 16))\nw = input('w', (4, 2, 3, 3))\n"
@@ -76,13 +76,17 @@ TEST(HostOpt, a_padded_image_is_a_range_load_and_a_strided_one_a_gather) {
   EXPECT_NE(lk.uops.find("lanes 8 in [lo, hi)"), std::string::npos) << lk.uops;
   EXPECT_NE(lk.src.find("= tg_vload_range_floatx8(data1+"), std::string::npos) << lk.src;
   EXPECT_NE(lk.src.find("tg_vstore_floatx8(data0+"), std::string::npos) << lk.src;
-  // stride 2: its lanes are not consecutive, so they are loaded one by one
+  // stride 2: every other element, lanes lo..hi-1 of them (two vector loads and a shuffle), not
+  // a vector built lane by lane
   k = kernel_of("x = input('x', (1, 2, 8, 32))\nw = input('w', (4, 2, 3, 3))\n"
                 "output('y', x.conv2d(w, padding=1, stride=2))",
                 8);
   ASSERT_EQ(k.lanes, 8);
   lk = lower_kernel(k, device_renderer("CLANG"));
-  EXPECT_NE(lk.src.find("(floatx8){"), std::string::npos) << lk.src;
+  EXPECT_NE(lk.uops.find("lanes 8 in [lo, hi), stride 2"), std::string::npos) << lk.uops;
+  EXPECT_NE(lk.src.find("= tg_vload2_range_floatx8(data1+"), std::string::npos) << lk.src;
+  EXPECT_EQ(lk.src.find("(floatx8){"), std::string::npos) << lk.src;
+  EXPECT_NE(lower_kernel(k, device_renderer("LLVM")).src.find("llvm.masked.gather"), std::string::npos);
   // with nothing to reuse a gathered vector (no reduce), a masked input keeps tinygrad's opts
   EXPECT_EQ(kernel_of("x = input('x', (4, 16))\noutput('y', x.pad(((0, 0), (1, 15))) * 2)", 8).lanes, 1);
 }
@@ -101,6 +105,10 @@ TEST(HostOpt, padded_lanes_leave_a_broadcast_input_unmasked) {
   const std::regex masked_splat(R"(\{(val\d+),\1,)"); // {val8,val8,...,0.0f,0.0f}
   EXPECT_FALSE(std::regex_search(src, masked_splat)) << src;
   EXPECT_NE(src.find("data2["), std::string::npos) << src;
+  // the image's row index is (x+kx)%16 over 16 lanes, x+kx over the 14 that are stored: one
+  // range load, not lanes gathered one by one
+  EXPECT_NE(src.find("= tg_vload_range_floatx16(data1+"), std::string::npos) << src;
+  EXPECT_EQ(src.find("(floatx16){"), std::string::npos) << src;
   // a mask that is the program's own (the weights padded along that axis) stays
   Kernel own = kernel_of("x = input('x', (4, 14))\nw = input('w', (8, 4, 1))\nb = input('b', (4, 1))\n"
                          "p = b.expand(4, 12).pad(((0, 0), (0, 2))).reshape(1, 4, 14)\n"

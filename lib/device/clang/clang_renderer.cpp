@@ -47,6 +47,26 @@ std::string ClangRenderer::render_bitcast(const std::string& x, DType from, DTyp
 
 namespace {
 
+// tg_vload2_range: lanes lo..hi-1 of p[2*l], the others 0. When the 2*lanes elements lie inside
+// the buffer, two vector loads and one shuffle of their even elements (a stride-2 conv reads its
+// image so), else lane by lane.
+std::string stride2_load(const std::string& elem, const std::string& vec, const std::string& mask,
+                         int lanes) {
+  std::string n = std::to_string(lanes), iota, evens;
+  for (int i = 0; i < lanes; i++) {
+    iota += (i ? "," : "") + std::to_string(i);
+    evens += "," + std::to_string(2 * i);
+  }
+  return "static inline " + vec + " tg_vload2_range_" + vec + "(const " + elem +
+         "* p, int lo, int hi, _Bool whole) {\n" + "  if (whole) {\n    " + vec +
+         " v = __builtin_shufflevector(tg_vload_" + vec + "(p), tg_vload_" + vec + "(p + " + n + ")" + evens +
+         ");\n    if (lo <= 0 && hi >= " + n + ") return v;\n    " + mask + " l = {" + iota +
+         "}, z = {0};\n    " + mask + " m = (l >= z + lo) & (l < z + hi);\n    return (" + vec + ")((" +
+         mask + ")v & m);\n  }\n  " + vec + " v = tg_splat_" + vec +
+         "(0);\n  for (int i = lo < 0 ? 0 : lo; i < (hi < " + n + " ? hi : " + n +
+         "); i++) v[i] = p[2 * i];\n  return v;\n}\n";
+}
+
 // The vector typedef and helpers for one element type and width. Loads and stores go through
 // memcpy (buffers are only element-aligned); MAX keeps C's (a>b)?a:b lane by lane, NaNs included;
 // a range load reads lanes lo..hi-1: one vector load when that is all of them, or when all of
@@ -74,7 +94,7 @@ std::string vector_helpers(const std::string& elem, const std::string& vec, cons
          " m = (l >= z + lo) & (l < z + hi);\n    return (" + vec + ")((" + mask + ")tg_vload_" + vec +
          "(p) & m);\n  }\n  " + vec + " v = tg_splat_" + vec +
          "(0);\n  for (int i = lo < 0 ? 0 : lo; i < (hi < " + n + " ? hi : " + n +
-         "); i++) v[i] = p[i];\n  return v;\n}\n#endif\n";
+         "); i++) v[i] = p[i];\n  return v;\n}\n" + stride2_load(elem, vec, mask, lanes) + "#endif\n";
 }
 
 } // namespace
@@ -98,9 +118,9 @@ std::string ClangRenderer::render_vector_store(const std::string& buf, DType buf
 std::string ClangRenderer::render_vector_load_range(const std::string& buf, DType buf_dtype,
                                                     const std::string& idx, const std::string& lo,
                                                     const std::string& hi, const std::string& whole,
-                                                    int lanes) const {
-  return "tg_vload_range_" + render_vector_dtype(buf_dtype, lanes) + "(" + buf + "+" + idx + ", " + lo +
-         ", " + hi + ", " + whole + ")";
+                                                    int lanes, int stride) const {
+  return (stride == 2 ? "tg_vload2_range_" : "tg_vload_range_") + render_vector_dtype(buf_dtype, lanes) +
+         "(" + buf + "+" + idx + ", " + lo + ", " + hi + ", " + whole + ")";
 }
 
 std::string ClangRenderer::render_splat(DType dtype, int lanes, const std::string& scalar) const {

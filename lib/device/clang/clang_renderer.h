@@ -22,7 +22,7 @@ public:
                                   const std::string& value, int lanes) const override;
   std::string render_vector_load_range(const std::string& buf, DType buf_dtype, const std::string& idx,
                                        const std::string& lo, const std::string& hi, const std::string& whole,
-                                       int lanes) const override;
+                                       int lanes, int stride) const override;
   std::string render_splat(DType dtype, int lanes, const std::string& scalar) const override;
   std::string code_for_vector_op(Op op, const std::vector<std::string>& a, DType dtype,
                                  int lanes) const override;

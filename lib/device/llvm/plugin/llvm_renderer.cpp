@@ -517,8 +517,14 @@ private:
     Value* iota = llvm::ConstantVector::get(ids);
     Value *lo = splat(u, ref(u->src[2])), *hi = splat(u, ref(u->src[3]));
     Value* mask = b_.CreateAnd(b_.CreateICmpSGE(iota, lo), b_.CreateICmpSLT(iota, hi));
-    return b_.CreateMaskedLoad(t, element_pointer(u->src[0], u->src[1]), llvm::Align(4), mask,
-                               llvm::Constant::getNullValue(t));
+    Value* base = element_pointer(u->src[0], u->src[1]);
+    if (const int stride = std::get<LaneRange>(u->arg).stride; stride != 1) { // every stride-th element
+      Value* offsets = b_.CreateMul(iota, llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(n),
+                                                                         b_.getInt32(unsigned(stride))));
+      Value* ptrs = b_.CreateInBoundsGEP(t->getElementType(), base, offsets);
+      return b_.CreateMaskedGather(t, ptrs, llvm::Align(4), mask, llvm::Constant::getNullValue(t));
+    }
+    return b_.CreateMaskedLoad(t, base, llvm::Align(4), mask, llvm::Constant::getNullValue(t));
   }
 
   Value* element_pointer(const UOp* buf, const UOp* index) {
