@@ -301,6 +301,21 @@ private:
 
   bool is_local_buf(int i) const { return size_t(i) >= k_.bufs.size(); }
 
+  // tinygrad's get_float4_upcast_dim: buffer i's unit-stride upcast axes (longer than 1), on a
+  // target with float4 (GPU, CUDA), for a float buffer; none where the kernel has lanes.
+  // (tinygrad also groups half; tg's GPU computes half as float and stores it lane by lane)
+  std::vector<int> float4_upcast_dims(int i) const {
+    if (!k_.opts.supports_float4 || lanes_ > 1) return {};
+    DType dt =
+        is_local_buf(i) ? local_bufs_[size_t(i) - k_.bufs.size()].second : buffer_dtype(k_.bufs[size_t(i)]);
+    if (dt != DType::Float32) return {};
+    const ShapeTracker& st = sts_[size_t(i)];
+    std::vector<int> out;
+    for (int x : st.unit_stride_axes())
+      if (x >= k_.shape_len() - k_.upcasted && st.shape()[size_t(x)] > 1) out.push_back(x);
+    return out;
+  }
+
   const UOp* render(const Expr& e) { return expr_to_uop(e, loop_uops_, g_); }
 
   void special(const Expr& v, int dim) {
@@ -341,8 +356,25 @@ private:
     const ConstBuffer* cb = local ? nullptr : std::get_if<ConstBuffer>(buf);
     const int acc_buf = local ? int(local_i) - int(local_bufs_.size()) : i;
     std::vector<Expr> expand_vars = expand_idxs(idxs, lane_name_);
-    auto [g_idx, g_valid] = sts_[size_t(i)].expr_idxs(idxs);
+    // float4 grouping: 2 or 4 upcast elements consecutive in memory, at an aligned index, load
+    // as one vector (an accumulator as one vector variable); each is a GEP of it
+    int dim = -1, amt = 1;
+    Expr g_idx, g_valid;
+    if (auto dims = float4_upcast_dims(i); dims.size() == 1) {
+      std::vector<Expr> f4 =
+          expand_node(idxs[size_t(dims[0])], {expand_idx(idxs[size_t(dims[0])], lane_name_)});
+      if (f4.size() == 4 || f4.size() == 2) {
+        dim = dims[0], amt = int(f4.size());
+        std::vector<Expr> first = idxs;
+        first[size_t(dim)] = f4[0];
+        std::tie(g_idx, g_valid) = sts_[size_t(i)].expr_idxs(first);
+        if ((g_idx.floordiv(amt) * amt).node()->canonical != g_idx.node()->canonical) dim = -1, amt = 1;
+      }
+    }
+    if (dim < 0) std::tie(g_idx, g_valid) = sts_[size_t(i)].expr_idxs(idxs);
     std::vector<Expr> e_idxs = expand_node(g_idx, expand_vars), e_valids = expand_node(g_valid, expand_vars);
+    std::vector<std::vector<int64_t>> reps;
+    if (dim >= 0) reps = iter_idxs(expand_vars);
     std::vector<const UOp*> ret;
     int acc_count = 0;
     int acc_index = -1;
@@ -360,8 +392,8 @@ private:
       // exactly when the rendered text is).
       int what = this_const && !acc ? 1 + int(this_const->kind) : 0;
       uint64_t which = what ? this_const->bits() : uint64_t(i);
-      auto key =
-          std::tuple(acc_index, int(localtype), what, which, idx.node()->canonical, valid.node()->canonical);
+      auto key = std::tuple(acc_index, int(localtype), amt, what, which, idx.node()->canonical,
+                            valid.node()->canonical);
       auto it = load_cache_.find(key);
       if (it == load_cache_.end()) {
         const UOp* u;
@@ -369,17 +401,20 @@ private:
           std::vector<const UOp*> src{g_.cnst(localtype, reduce_identity(acc))};
           src.insert(src.end(), loop_ctx.begin(), loop_ctx.end());
           u = g_.make(UOps::DEFINE_ACC, localtype, src,
-                      AccArg{acc_buf, acc_count++, has_lane(idx) || has_lane(valid) ? lanes_ : 1});
+                      AccArg{acc_buf, acc_count++, has_lane(idx) || has_lane(valid) ? lanes_ : amt});
         } else if (has_lane(valid) || (!this_const && has_lane(idx))) {
           u = lane_load(i, idx, valid, localtype, this_const, barrier);
         } else if (this_const) {
+          // (a vector constant's GEP is the constant: tinygrad's rewrite folds it so)
           u = const_value(localtype, *this_const, valid);
         } else {
-          u = load_uop(i, render(idx), valid, localtype, barrier);
+          u = load_uop(i, render(idx), valid, localtype, barrier, amt > 1 ? UOpArg(amt) : UOpArg{});
         }
         it = load_cache_.emplace(key, u).first;
       }
-      ret.push_back(it->second);
+      const UOp* u = it->second;
+      ret.push_back(dim >= 0 && u->vcount > 1 ? g_.make(UOps::GEP, localtype, {u}, int(reps[n][size_t(dim)]))
+                                              : u);
     }
     return ret;
   }
@@ -401,6 +436,33 @@ private:
       else
         stores.push_back({key, vals[n]});
     }
+    // float4 grouping: the values of 2 or 4 consecutive elements store as one vector
+    if (auto dims = float4_upcast_dims(i); dims.size() == 1) {
+      const size_t dim = size_t(dims[0]);
+      std::vector<Expr> f4 = expand_node(idxs[dim], {expand_idx(idxs[dim], lane_name_)});
+      if (f4.size() == 4 || f4.size() == 2) {
+        std::vector<std::pair<std::vector<Expr>, std::vector<const UOp*>>> groups;
+        for (auto& [key, val] : stores) {
+          std::vector<Expr> k = key;
+          k[dim] = f4[0];
+          auto g = std::find_if(groups.begin(), groups.end(), [&](auto& x) { return x.first == k; });
+          if (g == groups.end()) groups.push_back({k, {}}), g = groups.end() - 1;
+          g->second.push_back(val);
+        }
+        // (tinygrad asserts float4 stores are aligned; an unaligned group stays scalar stores)
+        bool aligned = std::all_of(groups.begin(), groups.end(), [&](auto& x) {
+          Expr idx = sts_[size_t(i)].expr_idxs(x.first).first;
+          int64_t n = int64_t(x.second.size());
+          return n == 1 || (idx.floordiv(n) * n).node()->canonical == idx.node()->canonical;
+        });
+        if (aligned) {
+          std::vector<std::pair<std::vector<Expr>, const UOp*>> grouped;
+          for (auto& [k, vs] : groups)
+            grouped.push_back({k, vs.size() == 1 ? vs[0] : vectorize(*vs[0]->dtype, vs)});
+          stores = std::move(grouped);
+        }
+      }
+    }
     std::vector<const UOp*> out;
     for (auto& [key, val] : stores) {
       auto [idx, valid] = sts_[size_t(i)].expr_idxs(key);
@@ -408,8 +470,9 @@ private:
         lane_store(i, idx, valid, val, out);
         continue;
       }
-      // every lane writes the one address: the last one's value stays, as when unrolled
-      if (val->vcount > 1) val = g_.make(UOps::GEP, val->dtype, {val}, val->vcount - 1);
+      // every lane writes the one address: the last one's value stays, as when unrolled (a
+      // float4 group, where there are no lanes, stores its vector)
+      if (val->vcount > 1 && lanes_ > 1) val = g_.make(UOps::GEP, val->dtype, {val}, val->vcount - 1);
       std::vector<const UOp*> src{buf_uops_[size_t(i)], render(idx), val};
       if (valid.min() != 1) src.push_back(render(valid));
       out.push_back(g_.make(UOps::STORE, std::nullopt, src));
@@ -774,7 +837,8 @@ private:
   std::vector<Expr> local_idxs_;
   std::map<std::string, const UOp*> loop_uops_;
   std::vector<Expr> global_idxs_, upcast_idxs_, full_upcast_idxs_, reduce_idxs_, fake_reduce_idxs_;
-  std::map<std::tuple<int, int, int, uint64_t, const ExprNode*, const ExprNode*>, const UOp*> load_cache_;
+  std::map<std::tuple<int, int, int, int, uint64_t, const ExprNode*, const ExprNode*>, const UOp*>
+      load_cache_;
   std::map<int, std::vector<const UOp*>> loaded_;
   Accs accs_;
   std::vector<int64_t> global_size_, local_size_;

@@ -68,6 +68,20 @@ const UOp* loop_collapse(const Bindings& b, const UOp* mval, UOpGraph& g) {
   return g.make(UOps::UNMUL, dt, {g.mul(g.cast(comprange, dt), multconst), span});
 }
 
+// float4: the vector v when `u` is a CAST of v's lanes 0..n-1 in order (n 2 or 4), GEPs as
+// `lane_of` finds them in u's sources; else nullptr
+template <class LaneOf> const UOp* regrouped(const UOp* u, LaneOf lane_of) {
+  if (u->op != UOps::CAST || (u->src.size() != 4 && u->src.size() != 2)) return nullptr;
+  const UOp* v = nullptr;
+  for (size_t i = 0; i < u->src.size(); i++) {
+    const UOp* gep = lane_of(u->src[i]);
+    if (!gep || gep->op != UOps::GEP || std::get<int>(gep->arg) != int(i) || (v && gep->src[0] != v))
+      return nullptr;
+    v = gep->src[0];
+  }
+  return v;
+}
+
 // tinygrad 0.9.1's sum_collapse: acc + v over a loop, v not reading the loop, is acc + v*n
 const UOp* sum_collapse(const Bindings& b, UOpGraph& g) {
   const UOp *acc = b.at("phi_input"), *loop = b.at("loop");
@@ -106,6 +120,13 @@ void add_loop_collapse_rules(std::vector<RewriteRule>& r) {
       {"phi(acc, v+x), v outside the loop -> phi(acc, x) + v*n",
        P::of(UOps::PHI, {P::of(UOps::DEFINE_ACC, {P::cvar(""), op_pattern(UOps::RANGE, "loop")}, "phi_input"),
                          P::of_alu(Op::ADD, {P::any("val1"), P::any("val2")})}),
+       [](const Bindings& b, const UOp*, UOpGraph& g) { return sum_collapse(b, g); }});
+  r.push_back(
+      {"phi(gep(acc), v+x), v outside the loop -> phi(gep(acc), x) + v*n",
+       P::of(UOps::PHI,
+             {P::of(UOps::GEP, {P::of(UOps::DEFINE_ACC, {P::cvar(""), op_pattern(UOps::RANGE, "loop")})},
+                    "phi_input"),
+              P::of_alu(Op::ADD, {P::any("val1"), P::any("val2")})}),
        [](const Bindings& b, const UOp*, UOpGraph& g) { return sum_collapse(b, g); }});
   r.push_back({"unmul(v, n)*n -> v", P::of_alu(Op::MUL, {P::cvar("c1"), op_pattern(UOps::UNMUL, "u")}),
                [](const Bindings& b, const UOp*, UOpGraph&) -> const UOp* {
@@ -147,6 +168,35 @@ std::vector<RewriteRule> make_constant_folder_rules(bool with_loop_collapse) {
   r.push_back({"cast(x) to x's dtype -> x", P::of(UOps::CAST, {x}),
                [](const Bindings& b, const UOp* root, UOpGraph&) -> const UOp* {
                  return b.at("x")->dtype == root->dtype ? b.at("x") : nullptr;
+               }});
+  r.push_back({"gep(const) -> const", P::of(UOps::GEP, {P::cvar("c")}),
+               [](const Bindings& b, const UOp* root, UOpGraph& g) {
+                 return g.cnst(*root->dtype, b.at("c")->value());
+               }});
+  // (tinygrad turns a float4 accumulator outside any loop into a float4 constant, whose GEPs
+  // fold; here its initial value is a CAST of lanes, and a lane of that is its source)
+  r.push_back({"gep(cast(x0, x1, ...), i) -> xi", P::of(UOps::GEP, {op_pattern(UOps::CAST, "c")}),
+               [](const Bindings& b, const UOp* root, UOpGraph&) -> const UOp* {
+                 const UOp* c = b.at("c");
+                 const int i = std::get<int>(root->arg);
+                 return c->src.size() > 1 && i < int(c->src.size()) ? c->src[size_t(i)] : nullptr;
+               }});
+  // ** float4: a vector stored whole, accumulators updated whole **
+  r.push_back({"store(buf, idx, cast(gep(v, 0..n-1))) -> store(buf, idx, v)",
+               P::of(UOps::STORE, {P::any("buf"), P::any("idx"), op_pattern(UOps::CAST, "c")}),
+               [](const Bindings& b, const UOp*, UOpGraph& g) -> const UOp* {
+                 const UOp* v = regrouped(b.at("c"), [](const UOp* s) { return s; });
+                 return v ? g.make(UOps::STORE, std::nullopt, {b.at("buf"), b.at("idx"), v}) : nullptr;
+               }});
+  r.push_back({"cast(phi(gep(acc, i), v_i)...) -> phi(acc, cast(v_i...))", op_pattern(UOps::CAST),
+               [](const Bindings&, const UOp* root, UOpGraph& g) -> const UOp* {
+                 const UOp* acc = regrouped(root, [](const UOp* s) {
+                   return s->op == UOps::PHI && s->src.size() == 2 ? s->src[0] : nullptr;
+                 });
+                 if (!acc) return nullptr;
+                 std::vector<const UOp*> vals;
+                 for (const UOp* s : root->src) vals.push_back(s->src[1]);
+                 return g.make(UOps::PHI, acc->dtype, {acc, g.make(UOps::CAST, acc->dtype, vals)});
                }});
   // ** accumulators: a DEFINE_ACC outside any loop is its initial value (every lane of it) **
   auto acc_init = [](const UOp* acc, UOpGraph& g) {

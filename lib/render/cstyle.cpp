@@ -151,8 +151,9 @@ private:
       break;
     case UOps::DEFINE_ACC: {
       // tinygrad parenthesises negative constants only as operands, not as an initial value
-      std::string init = strip_parens(r_.render_const(u->src[0]->value(), *u->dtype));
-      line(vtype(u) + " " + ssa("acc", u) + " = " + (u->vcount > 1 ? splat(u, init) : init) + ";");
+      std::string init = u->vcount > 1 ? r_.render_vector_const(u->src[0]->value(), *u->dtype, u->vcount)
+                                       : strip_parens(r_.render_const(u->src[0]->value(), *u->dtype));
+      line(vtype(u) + " " + ssa("acc", u) + " = " + init + ";");
       break;
     }
     case UOps::ALU:
@@ -168,26 +169,31 @@ private:
              ";");
         break;
       }
-      std::string val = u->vcount > 1
-                            ? r_.render_vector_load(ref(u->src[0]), *u->src[0]->dtype,
-                                                    strip_parens(ref(u->src[1])), u->vcount)
-                            : r_.render_load(ref(u->src[0]), *u->src[0]->dtype, strip_parens(ref(u->src[1])));
+      std::string val =
+          u->vcount > 1
+              ? r_.render_vector_load(ref(u->src[0]), *u->src[0]->dtype, strip_parens(ref(u->src[1])),
+                                      u->vcount, u->src[0]->op == UOps::DEFINE_LOCAL)
+              : r_.render_load(ref(u->src[0]), *u->src[0]->dtype, strip_parens(ref(u->src[1])));
       if (u->src.size() > 3) {
-        std::string alt = u->vcount > 1 ? splat(u, ref(u->src[3])) : ref(u->src[3]);
+        const UOp* a = u->src[3];
+        std::string alt = u->vcount == 1  ? ref(a)
+                          : a->is_const() ? r_.render_vector_const(a->value(), *u->dtype, u->vcount)
+                                          : splat(u, ref(a));
         val = r_.code_for_op(Op::WHERE, {ref(u->src[2]), val, alt}, *u->dtype);
       }
       line(vtype(u) + " " + ssa("val", u) + " = " + val + ";");
       break;
     }
     case UOps::GEP:
-      r_names_[u] = ref(u->src[0]) + "[" + std::to_string(std::get<int>(u->arg)) + "]";
+      r_names_[u] = r_.render_gep(ref(u->src[0]), u->src[0]->vcount, std::get<int>(u->arg));
       break;
     case UOps::STORE: {
       const UOp* v = u->src[2];
-      std::string st = v->vcount > 1 ? r_.render_vector_store(ref(u->src[0]), *u->src[0]->dtype,
-                                                              strip_parens(ref(u->src[1])), ref(v), v->vcount)
-                                     : r_.render_store(ref(u->src[0]), *u->src[0]->dtype,
-                                                       strip_parens(ref(u->src[1])), ref(v));
+      std::string st =
+          v->vcount > 1
+              ? r_.render_vector_store(ref(u->src[0]), *u->src[0]->dtype, strip_parens(ref(u->src[1])),
+                                       ref(v), v->vcount, u->src[0]->op == UOps::DEFINE_LOCAL)
+              : r_.render_store(ref(u->src[0]), *u->src[0]->dtype, strip_parens(ref(u->src[1])), ref(v));
       line(u->src.size() > 3 ? "if (" + ref(u->src[3]) + ") { " + st + " }" : st);
       break;
     }
@@ -227,15 +233,9 @@ private:
 
   // several scalars as one vector; n copies of one scalar are a splat
   void emit_vectorize(const UOp* u) {
-    bool same = std::all_of(u->src.begin(), u->src.end(), [&](const UOp* s) { return s == u->src[0]; });
-    std::string val;
-    if (same) {
-      val = splat(u, ref(u->src[0]));
-    } else {
-      val = "(" + vtype(u) + "){";
-      for (size_t i = 0; i < u->src.size(); i++) val += (i ? "," : "") + ref(u->src[i]);
-      val += "}";
-    }
+    std::vector<std::string> parts;
+    for (const UOp* s : u->src) parts.push_back(ref(s));
+    std::string val = r_.render_vectorize(parts, *u->dtype);
     if (child_count_[u] <= 1 && inline_ok(u))
       r_names_[u] = val;
     else
@@ -424,19 +424,57 @@ std::string CStyleRenderer::render_store(const std::string& buf, DType buf_dtype
 
 std::string CStyleRenderer::render_assign(DType, const std::string& value) const { return value; }
 
+// The base renders tinygrad's float4 vectors (OpenCL, CUDA): `float4` values, loads and stores
+// through a cast pointer, `(float4)(a,b,c,d)` or `make_float4(a,b,c,d)`, lanes as .x .y .z .w.
 std::string CStyleRenderer::render_vector_dtype(DType dtype, int lanes) const {
-  fail("RuntimeError", "render: " + opts().device + " does not render vectors (" +
-                           std::string(py_name(dtype)) + " x" + std::to_string(lanes) + ")");
+  if (lang_.float4.empty())
+    fail("RuntimeError", "render: " + opts().device + " does not render vectors (" +
+                             std::string(py_name(dtype)) + " x" + std::to_string(lanes) + ")");
+  return render_dtype(dtype, false) + std::to_string(lanes);
 }
 
-std::string CStyleRenderer::render_vector_load(const std::string&, DType dtype, const std::string&,
-                                               int lanes) const {
-  return render_vector_dtype(dtype, lanes);
+std::string CStyleRenderer::render_vector_load(const std::string& buf, DType dtype, const std::string& idx,
+                                               int lanes, bool local) const {
+  const std::string vec = render_vector_dtype(dtype, lanes);
+  const std::string& prefix = local && lang_.smem_prefix_for_cast ? lang_.smem_prefix : lang_.buffer_prefix;
+  return "(" + vec + ")(*((" + prefix + vec + "*)(" + buf + "+" + idx + ")))";
 }
 
-std::string CStyleRenderer::render_vector_store(const std::string&, DType dtype, const std::string&,
-                                                const std::string&, int lanes) const {
-  return render_vector_dtype(dtype, lanes);
+std::string CStyleRenderer::render_vector_store(const std::string& buf, DType dtype, const std::string& idx,
+                                                const std::string& value, int lanes, bool local) const {
+  const std::string vec = render_vector_dtype(dtype, lanes);
+  const std::string& prefix = local && lang_.smem_prefix_for_cast ? lang_.smem_prefix : lang_.buffer_prefix;
+  return "*((" + prefix + vec + "*)(" + buf + "+" + idx + ")) = " + value + ";";
+}
+
+std::string CStyleRenderer::render_vectorize(const std::vector<std::string>& parts, DType dtype) const {
+  const int lanes = int(parts.size());
+  std::string list;
+  for (const std::string& p : parts) list += (list.empty() ? "" : ",") + p;
+  if (lang_.float4.empty()) {
+    if (std::all_of(parts.begin(), parts.end(), [&](const std::string& p) { return p == parts[0]; }))
+      return render_splat(dtype, lanes, parts[0]);
+    return "(" + render_vector_dtype(dtype, lanes) + "){" + list + "}";
+  }
+  std::string make = lang_.float4;
+  make.replace(make.find("float4"), 6, render_vector_dtype(dtype, lanes));
+  return make + "(" + list + ")";
+}
+
+std::string CStyleRenderer::render_vector_const(const Scalar& value, DType dtype, int lanes) const {
+  if (lang_.float4.empty()) return render_splat(dtype, lanes, strip_parens(render_const(value, dtype)));
+  // tinygrad renders a vector's elements as Python's str() of the value: 0.0, not 0.0f
+  Scalar v = as_const(value, dtype);
+  std::string e = v.kind == Scalar::Kind::Float && std::isnan(v.f)   ? "NAN"
+                  : v.kind == Scalar::Kind::Float && std::isinf(v.f) ? (v.f < 0 ? "-INFINITY" : "INFINITY")
+                  : dtype == DType::Bool                             ? (v.truthy() ? "1" : "0")
+                                                                     : v.repr();
+  return render_vectorize(std::vector<std::string>(size_t(lanes), e), dtype);
+}
+
+std::string CStyleRenderer::render_gep(const std::string& vec, int lanes, int i) const {
+  if (!lang_.float4.empty() && lanes <= 4) return vec + "." + "xyzw"[i];
+  return vec + "[" + std::to_string(i) + "]";
 }
 
 std::string CStyleRenderer::render_vector_load_range(const std::string&, DType dtype, const std::string&,

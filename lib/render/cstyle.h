@@ -25,6 +25,10 @@ public:
     std::string barrier;
     // work-item ids: group, local, global ("get_group_id(%d)"; %d is the dimension)
     std::string group_id, local_id, global_id;
+    // tinygrad's float4: how a vector is made from its elements ("(float4)", "make_float4"),
+    // empty where vectors are the renderer's own (CLANG's vector_size types)
+    std::string float4;
+    bool smem_prefix_for_cast = true; // a vector access to local memory casts with smem_prefix
   };
 
   CStyleRenderer(RendererOpts opts, Language lang) : Renderer(std::move(opts)), lang_(std::move(lang)) {}
@@ -50,9 +54,13 @@ public:
   // refuses): the type, a load and a store of consecutive elements, an ALU op on vectors.
   virtual std::string render_vector_dtype(DType dtype, int lanes) const;
   virtual std::string render_vector_load(const std::string& buf, DType buf_dtype, const std::string& idx,
-                                         int lanes) const;
+                                         int lanes, bool local = false) const;
   virtual std::string render_vector_store(const std::string& buf, DType buf_dtype, const std::string& idx,
-                                          const std::string& value, int lanes) const;
+                                          const std::string& value, int lanes, bool local = false) const;
+  // A vector of these elements (all alike: a splat), a vector constant, and lane i of a vector.
+  virtual std::string render_vectorize(const std::vector<std::string>& parts, DType dtype) const;
+  virtual std::string render_vector_const(const Scalar& value, DType dtype, int lanes) const;
+  virtual std::string render_gep(const std::string& vec, int lanes, int i) const;
   // lanes lo <= l < hi of buf[idx + stride*l], the others 0 (a LOAD of a LaneRange); whole: the
   // elements idx .. idx + stride*lanes - 1 are inside the buffer
   virtual std::string render_vector_load_range(const std::string& buf, DType buf_dtype,

@@ -3,6 +3,10 @@
 // the same kernel (NOOPT=1, hand-checked with GPU=1 DEBUG=4 on PoCL).
 #include <gtest/gtest.h>
 
+#include "codegen/codegen.h"
+#include "device/registry.h"
+#include "schedule/schedule.h"
+#include "script/trace.h"
 #include "test_codegen_util.h"
 
 using namespace tg;
@@ -13,6 +17,14 @@ constexpr DType F32 = DType::Float32;
 
 LoweredKernel lower(const std::vector<LazyOpPtr>& ast, const std::string& device) {
   return lower_kernel(ast, device_renderer(device), {Optimizer::None});
+}
+// a script's kernels with tinygrad's hand-coded opts on `device`, sources joined
+std::string tinygrad_opts_src(const std::string& script, const std::string& device) {
+  Schedule s = schedule_graph(trace_script(script, "t.tg"));
+  std::string out;
+  for (const ScheduleKernel& k : s.kernels)
+    out += lower_kernel(k.ast, device_renderer(device), {Optimizer::Tinygrad}).src;
+  return out;
 }
 } // namespace
 
@@ -326,4 +338,189 @@ TEST(KernelOpts, locals_and_groups_need_a_target_with_local_memory) {
   Kernel big({sum_of({8, 65536}, {8, 1}, {1})}, device_renderer("GPU").opts());
   big.apply_opt({OptOps::GROUP, 0, 4096});
   EXPECT_THROW(big.apply_opt({OptOps::GROUP, 0, 16}), KernelOptError);
+}
+
+// float4 (tinygrad's supports_float4): 2 or 4 upcast elements consecutive in memory at an
+// aligned index load and store as one vector, accumulators are vectors updated whole. Texts
+// from tinygrad 0.9.1 GPU=1 DEBUG=4 on PoCL for the same programs.
+TEST(RenderOpenCLFloat4, elementwise_loads_and_stores_float4) {
+  EXPECT_EQ(
+      tinygrad_opts_src("a = input('a', (64, 64))\nb = input('b', (64, 64))\noutput('o', a + b)", "GPU"),
+      R"(__kernel void E_32_32_4(__global float* data0, const __global float* data1, const __global float* data2) {
+  int gidx0 = get_group_id(0); /* 32 */
+  int lidx1 = get_local_id(0); /* 32 */
+  int alu0 = ((gidx0*128)+(lidx1*4));
+  float4 val0 = (float4)(*((__global float4*)(data1+alu0)));
+  float4 val1 = (float4)(*((__global float4*)(data2+alu0)));
+  *((__global float4*)(data0+alu0)) = (float4)((val0.x+val1.x),(val0.y+val1.y),(val0.z+val1.z),(val0.w+val1.w));
+}
+)");
+}
+
+TEST(RenderOpenCLFloat4, matmul_accumulates_float4_vectors) {
+  EXPECT_EQ(
+      tinygrad_opts_src("a = input('a', (64, 64))\nb = input('b', (64, 64))\noutput('o', a @ b)", "GPU"),
+      R"(__kernel void r_2_8_16_16_4_4_4(__global float* data0, const __global float* data1, const __global float* data2) {
+  int gidx0 = get_group_id(0); /* 2 */
+  int lidx1 = get_local_id(0); /* 8 */
+  int lidx2 = get_local_id(1); /* 16 */
+  int alu0 = (lidx2*4);
+  int alu1 = ((gidx0*2048)+(lidx1*256));
+  int alu2 = (alu1+alu0);
+  float4 acc0 = (float4)(0.0,0.0,0.0,0.0);
+  float4 acc1 = (float4)(0.0,0.0,0.0,0.0);
+  float4 acc2 = (float4)(0.0,0.0,0.0,0.0);
+  float4 acc3 = (float4)(0.0,0.0,0.0,0.0);
+  for (int ridx0 = 0; ridx0 < 16; ridx0++) {
+    int alu3 = (alu1+(ridx0*4));
+    int alu4 = (alu0+(ridx0*256));
+    float4 val0 = (float4)(*((__global float4*)(data1+alu3)));
+    float4 val1 = (float4)(*((__global float4*)(data1+alu3+64)));
+    float4 val2 = (float4)(*((__global float4*)(data1+alu3+128)));
+    float4 val3 = (float4)(*((__global float4*)(data1+alu3+192)));
+    float4 val4 = (float4)(*((__global float4*)(data2+alu4)));
+    float4 val5 = (float4)(*((__global float4*)(data2+alu4+64)));
+    float4 val6 = (float4)(*((__global float4*)(data2+alu4+128)));
+    float4 val7 = (float4)(*((__global float4*)(data2+alu4+192)));
+    acc0 = (float4)(((val0.w*val7.x)+(val0.z*val6.x)+(val0.y*val5.x)+(val0.x*val4.x)+acc0.x),((val0.w*val7.y)+(val0.z*val6.y)+(val0.y*val5.y)+(val0.x*val4.y)+acc0.y),((val0.w*val7.z)+(val0.z*val6.z)+(val0.y*val5.z)+(val0.x*val4.z)+acc0.z),((val0.w*val7.w)+(val0.z*val6.w)+(val0.y*val5.w)+(val0.x*val4.w)+acc0.w));
+    acc1 = (float4)(((val1.w*val7.x)+(val1.z*val6.x)+(val1.y*val5.x)+(val1.x*val4.x)+acc1.x),((val1.w*val7.y)+(val1.z*val6.y)+(val1.y*val5.y)+(val1.x*val4.y)+acc1.y),((val1.w*val7.z)+(val1.z*val6.z)+(val1.y*val5.z)+(val1.x*val4.z)+acc1.z),((val1.w*val7.w)+(val1.z*val6.w)+(val1.y*val5.w)+(val1.x*val4.w)+acc1.w));
+    acc2 = (float4)(((val2.w*val7.x)+(val2.z*val6.x)+(val2.y*val5.x)+(val2.x*val4.x)+acc2.x),((val2.w*val7.y)+(val2.z*val6.y)+(val2.y*val5.y)+(val2.x*val4.y)+acc2.y),((val2.w*val7.z)+(val2.z*val6.z)+(val2.y*val5.z)+(val2.x*val4.z)+acc2.z),((val2.w*val7.w)+(val2.z*val6.w)+(val2.y*val5.w)+(val2.x*val4.w)+acc2.w));
+    acc3 = (float4)(((val3.w*val7.x)+(val3.z*val6.x)+(val3.y*val5.x)+(val3.x*val4.x)+acc3.x),((val3.w*val7.y)+(val3.z*val6.y)+(val3.y*val5.y)+(val3.x*val4.y)+acc3.y),((val3.w*val7.z)+(val3.z*val6.z)+(val3.y*val5.z)+(val3.x*val4.z)+acc3.z),((val3.w*val7.w)+(val3.z*val6.w)+(val3.y*val5.w)+(val3.x*val4.w)+acc3.w));
+  }
+  *((__global float4*)(data0+alu2)) = acc0;
+  *((__global float4*)(data0+alu2+64)) = acc1;
+  *((__global float4*)(data0+alu2+128)) = acc2;
+  *((__global float4*)(data0+alu2+192)) = acc3;
+}
+)");
+}
+
+TEST(RenderCUDAFloat4, vectors_are_made_with_make_float4_and_shared_memory_is_not_cast) {
+  std::string src =
+      tinygrad_opts_src("a = input('a', (64, 64))\nb = input('b', (64, 64))\noutput('o', a @ b)", "CUDA");
+  EXPECT_NE(src.find("float4 acc0 = make_float4(0.0,0.0,0.0,0.0);"), std::string::npos) << src;
+  EXPECT_NE(src.find("float4 val0 = (float4)(*((float4*)(data1+alu3)));"), std::string::npos) << src;
+  EXPECT_NE(src.find("*((float4*)(data0+alu2)) = acc0;"), std::string::npos) << src;
+  // half stays scalar: tg's GPU devices compute half as float and store it lane by lane
+  std::string half = tinygrad_opts_src(
+      "a = input('a', (64, 64), dtype=dtypes.half)\noutput('o', (a + 1).cast(dtypes.half))", "GPU");
+  EXPECT_EQ(half.find("4 val"), std::string::npos) << half;
+}
+
+TEST(RenderOpenCLFloat4, a_float4_accumulator_of_an_unrolled_reduce_folds_away) {
+  // no reduce loop is left: each output is the unrolled sum itself (its accumulator's initial
+  // value, a CAST of lanes, folds lane by lane; four outputs must not share one variable)
+  EXPECT_EQ(tinygrad_opts_src("a = input('a', (2, 16, 14, 14))\nb = input('b', (32, 16, 1, 1))\n"
+                              "output('o', a.conv2d(b).relu())",
+                              "GPU"),
+            R"(__kernel void r_49_2_8_4_4_16(__global float* data0, const __global float* data1, const __global float* data2) {
+  int gidx0 = get_group_id(0); /* 49 */
+  int lidx1 = get_local_id(0); /* 2 */
+  int lidx2 = get_local_id(1); /* 8 */
+  int alu0 = (gidx0*4);
+  int alu1 = (lidx2*64);
+  int alu2 = (alu0+(lidx1*3136));
+  int alu3 = (alu0+(lidx1*6272)+(lidx2*784));
+  float val0 = data2[alu1];
+  float val1 = data2[alu1+1];
+  float val2 = data2[alu1+2];
+  float val3 = data2[alu1+3];
+  float val4 = data2[alu1+4];
+  float val5 = data2[alu1+5];
+  float val6 = data2[alu1+6];
+  float val7 = data2[alu1+7];
+  float val8 = data2[alu1+8];
+  float val9 = data2[alu1+9];
+  float val10 = data2[alu1+10];
+  float val11 = data2[alu1+11];
+  float val12 = data2[alu1+12];
+  float val13 = data2[alu1+13];
+  float val14 = data2[alu1+14];
+  float val15 = data2[alu1+15];
+  float val16 = data2[alu1+16];
+  float val17 = data2[alu1+17];
+  float val18 = data2[alu1+18];
+  float val19 = data2[alu1+19];
+  float val20 = data2[alu1+20];
+  float val21 = data2[alu1+21];
+  float val22 = data2[alu1+22];
+  float val23 = data2[alu1+23];
+  float val24 = data2[alu1+24];
+  float val25 = data2[alu1+25];
+  float val26 = data2[alu1+26];
+  float val27 = data2[alu1+27];
+  float val28 = data2[alu1+28];
+  float val29 = data2[alu1+29];
+  float val30 = data2[alu1+30];
+  float val31 = data2[alu1+31];
+  float val32 = data2[alu1+32];
+  float val33 = data2[alu1+33];
+  float val34 = data2[alu1+34];
+  float val35 = data2[alu1+35];
+  float val36 = data2[alu1+36];
+  float val37 = data2[alu1+37];
+  float val38 = data2[alu1+38];
+  float val39 = data2[alu1+39];
+  float val40 = data2[alu1+40];
+  float val41 = data2[alu1+41];
+  float val42 = data2[alu1+42];
+  float val43 = data2[alu1+43];
+  float val44 = data2[alu1+44];
+  float val45 = data2[alu1+45];
+  float val46 = data2[alu1+46];
+  float val47 = data2[alu1+47];
+  float val48 = data2[alu1+48];
+  float val49 = data2[alu1+49];
+  float val50 = data2[alu1+50];
+  float val51 = data2[alu1+51];
+  float val52 = data2[alu1+52];
+  float val53 = data2[alu1+53];
+  float val54 = data2[alu1+54];
+  float val55 = data2[alu1+55];
+  float val56 = data2[alu1+56];
+  float val57 = data2[alu1+57];
+  float val58 = data2[alu1+58];
+  float val59 = data2[alu1+59];
+  float val60 = data2[alu1+60];
+  float val61 = data2[alu1+61];
+  float val62 = data2[alu1+62];
+  float val63 = data2[alu1+63];
+  float4 val64 = (float4)(*((__global float4*)(data1+alu2)));
+  float4 val65 = (float4)(*((__global float4*)(data1+alu2+196)));
+  float4 val66 = (float4)(*((__global float4*)(data1+alu2+392)));
+  float4 val67 = (float4)(*((__global float4*)(data1+alu2+588)));
+  float4 val68 = (float4)(*((__global float4*)(data1+alu2+784)));
+  float4 val69 = (float4)(*((__global float4*)(data1+alu2+980)));
+  float4 val70 = (float4)(*((__global float4*)(data1+alu2+1176)));
+  float4 val71 = (float4)(*((__global float4*)(data1+alu2+1372)));
+  float4 val72 = (float4)(*((__global float4*)(data1+alu2+1568)));
+  float4 val73 = (float4)(*((__global float4*)(data1+alu2+1764)));
+  float4 val74 = (float4)(*((__global float4*)(data1+alu2+1960)));
+  float4 val75 = (float4)(*((__global float4*)(data1+alu2+2156)));
+  float4 val76 = (float4)(*((__global float4*)(data1+alu2+2352)));
+  float4 val77 = (float4)(*((__global float4*)(data1+alu2+2548)));
+  float4 val78 = (float4)(*((__global float4*)(data1+alu2+2744)));
+  float4 val79 = (float4)(*((__global float4*)(data1+alu2+2940)));
+  float alu4 = max(((val79.x*val15)+(val78.x*val14)+(val77.x*val13)+(val76.x*val12)+(val75.x*val11)+(val74.x*val10)+(val73.x*val9)+(val72.x*val8)+(val71.x*val7)+(val70.x*val6)+(val69.x*val5)+(val68.x*val4)+(val67.x*val3)+(val66.x*val2)+(val65.x*val1)+(val64.x*val0)),0.0f);
+  float alu5 = max(((val79.x*val31)+(val78.x*val30)+(val77.x*val29)+(val76.x*val28)+(val75.x*val27)+(val74.x*val26)+(val73.x*val25)+(val72.x*val24)+(val71.x*val23)+(val70.x*val22)+(val69.x*val21)+(val68.x*val20)+(val67.x*val19)+(val66.x*val18)+(val65.x*val17)+(val64.x*val16)),0.0f);
+  float alu6 = max(((val79.x*val47)+(val78.x*val46)+(val77.x*val45)+(val76.x*val44)+(val75.x*val43)+(val74.x*val42)+(val73.x*val41)+(val72.x*val40)+(val71.x*val39)+(val70.x*val38)+(val69.x*val37)+(val68.x*val36)+(val67.x*val35)+(val66.x*val34)+(val65.x*val33)+(val64.x*val32)),0.0f);
+  float alu7 = max(((val79.x*val63)+(val78.x*val62)+(val77.x*val61)+(val76.x*val60)+(val75.x*val59)+(val74.x*val58)+(val73.x*val57)+(val72.x*val56)+(val71.x*val55)+(val70.x*val54)+(val69.x*val53)+(val68.x*val52)+(val67.x*val51)+(val66.x*val50)+(val65.x*val49)+(val64.x*val48)),0.0f);
+  float alu8 = max(((val79.y*val15)+(val78.y*val14)+(val77.y*val13)+(val76.y*val12)+(val75.y*val11)+(val74.y*val10)+(val73.y*val9)+(val72.y*val8)+(val71.y*val7)+(val70.y*val6)+(val69.y*val5)+(val68.y*val4)+(val67.y*val3)+(val66.y*val2)+(val65.y*val1)+(val64.y*val0)),0.0f);
+  float alu9 = max(((val79.y*val31)+(val78.y*val30)+(val77.y*val29)+(val76.y*val28)+(val75.y*val27)+(val74.y*val26)+(val73.y*val25)+(val72.y*val24)+(val71.y*val23)+(val70.y*val22)+(val69.y*val21)+(val68.y*val20)+(val67.y*val19)+(val66.y*val18)+(val65.y*val17)+(val64.y*val16)),0.0f);
+  float alu10 = max(((val79.y*val47)+(val78.y*val46)+(val77.y*val45)+(val76.y*val44)+(val75.y*val43)+(val74.y*val42)+(val73.y*val41)+(val72.y*val40)+(val71.y*val39)+(val70.y*val38)+(val69.y*val37)+(val68.y*val36)+(val67.y*val35)+(val66.y*val34)+(val65.y*val33)+(val64.y*val32)),0.0f);
+  float alu11 = max(((val79.y*val63)+(val78.y*val62)+(val77.y*val61)+(val76.y*val60)+(val75.y*val59)+(val74.y*val58)+(val73.y*val57)+(val72.y*val56)+(val71.y*val55)+(val70.y*val54)+(val69.y*val53)+(val68.y*val52)+(val67.y*val51)+(val66.y*val50)+(val65.y*val49)+(val64.y*val48)),0.0f);
+  float alu12 = max(((val79.z*val15)+(val78.z*val14)+(val77.z*val13)+(val76.z*val12)+(val75.z*val11)+(val74.z*val10)+(val73.z*val9)+(val72.z*val8)+(val71.z*val7)+(val70.z*val6)+(val69.z*val5)+(val68.z*val4)+(val67.z*val3)+(val66.z*val2)+(val65.z*val1)+(val64.z*val0)),0.0f);
+  float alu13 = max(((val79.z*val31)+(val78.z*val30)+(val77.z*val29)+(val76.z*val28)+(val75.z*val27)+(val74.z*val26)+(val73.z*val25)+(val72.z*val24)+(val71.z*val23)+(val70.z*val22)+(val69.z*val21)+(val68.z*val20)+(val67.z*val19)+(val66.z*val18)+(val65.z*val17)+(val64.z*val16)),0.0f);
+  float alu14 = max(((val79.z*val47)+(val78.z*val46)+(val77.z*val45)+(val76.z*val44)+(val75.z*val43)+(val74.z*val42)+(val73.z*val41)+(val72.z*val40)+(val71.z*val39)+(val70.z*val38)+(val69.z*val37)+(val68.z*val36)+(val67.z*val35)+(val66.z*val34)+(val65.z*val33)+(val64.z*val32)),0.0f);
+  float alu15 = max(((val79.z*val63)+(val78.z*val62)+(val77.z*val61)+(val76.z*val60)+(val75.z*val59)+(val74.z*val58)+(val73.z*val57)+(val72.z*val56)+(val71.z*val55)+(val70.z*val54)+(val69.z*val53)+(val68.z*val52)+(val67.z*val51)+(val66.z*val50)+(val65.z*val49)+(val64.z*val48)),0.0f);
+  float alu16 = max(((val79.w*val15)+(val78.w*val14)+(val77.w*val13)+(val76.w*val12)+(val75.w*val11)+(val74.w*val10)+(val73.w*val9)+(val72.w*val8)+(val71.w*val7)+(val70.w*val6)+(val69.w*val5)+(val68.w*val4)+(val67.w*val3)+(val66.w*val2)+(val65.w*val1)+(val64.w*val0)),0.0f);
+  float alu17 = max(((val79.w*val31)+(val78.w*val30)+(val77.w*val29)+(val76.w*val28)+(val75.w*val27)+(val74.w*val26)+(val73.w*val25)+(val72.w*val24)+(val71.w*val23)+(val70.w*val22)+(val69.w*val21)+(val68.w*val20)+(val67.w*val19)+(val66.w*val18)+(val65.w*val17)+(val64.w*val16)),0.0f);
+  float alu18 = max(((val79.w*val47)+(val78.w*val46)+(val77.w*val45)+(val76.w*val44)+(val75.w*val43)+(val74.w*val42)+(val73.w*val41)+(val72.w*val40)+(val71.w*val39)+(val70.w*val38)+(val69.w*val37)+(val68.w*val36)+(val67.w*val35)+(val66.w*val34)+(val65.w*val33)+(val64.w*val32)),0.0f);
+  float alu19 = max(((val79.w*val63)+(val78.w*val62)+(val77.w*val61)+(val76.w*val60)+(val75.w*val59)+(val74.w*val58)+(val73.w*val57)+(val72.w*val56)+(val71.w*val55)+(val70.w*val54)+(val69.w*val53)+(val68.w*val52)+(val67.w*val51)+(val66.w*val50)+(val65.w*val49)+(val64.w*val48)),0.0f);
+  *((__global float4*)(data0+alu3)) = (float4)(alu4,alu8,alu12,alu16);
+  *((__global float4*)(data0+alu3+196)) = (float4)(alu5,alu9,alu13,alu17);
+  *((__global float4*)(data0+alu3+392)) = (float4)(alu6,alu10,alu14,alu18);
+  *((__global float4*)(data0+alu3+588)) = (float4)(alu7,alu11,alu15,alu19);
+}
+)");
 }

@@ -105,13 +105,13 @@ std::string ClangRenderer::render_vector_dtype(DType dtype, int lanes) const {
 }
 
 std::string ClangRenderer::render_vector_load(const std::string& buf, DType buf_dtype, const std::string& idx,
-                                              int lanes) const {
+                                              int lanes, bool) const {
   return "tg_vload_" + render_vector_dtype(buf_dtype, lanes) + "(" + buf + "+" + idx + ")";
 }
 
 std::string ClangRenderer::render_vector_store(const std::string& buf, DType buf_dtype,
-                                               const std::string& idx, const std::string& value,
-                                               int lanes) const {
+                                               const std::string& idx, const std::string& value, int lanes,
+                                               bool) const {
   return "tg_vstore_" + render_vector_dtype(buf_dtype, lanes) + "(" + buf + "+" + idx + ", " + value + ");";
 }
 

@@ -16,10 +16,10 @@ public:
   std::string render_cast(const std::string& x, DType from, DType to) const override;
   std::string render_prefix(const std::vector<const UOp*>& uops) const override;
   std::string render_vector_dtype(DType dtype, int lanes) const override;
-  std::string render_vector_load(const std::string& buf, DType buf_dtype, const std::string& idx,
-                                 int lanes) const override;
+  std::string render_vector_load(const std::string& buf, DType buf_dtype, const std::string& idx, int lanes,
+                                 bool local = false) const override;
   std::string render_vector_store(const std::string& buf, DType buf_dtype, const std::string& idx,
-                                  const std::string& value, int lanes) const override;
+                                  const std::string& value, int lanes, bool local = false) const override;
   std::string render_vector_load_range(const std::string& buf, DType buf_dtype, const std::string& idx,
                                        const std::string& lo, const std::string& hi, const std::string& whole,
                                        int lanes, int stride) const override;

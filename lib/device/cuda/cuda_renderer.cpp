@@ -14,6 +14,7 @@ RendererOpts cuda_opts() {
   o.global_max = {2147483647, 65535, 65535};
   o.local_max = {1024, 1024, 64};
   o.shared_max = 49152;
+  o.supports_float4 = true;
   return o;
 }
 
@@ -25,6 +26,8 @@ CStyleRenderer::Language cuda_language() {
   l.group_id = "blockIdx.%c";
   l.local_id = "threadIdx.%c";
   l.global_id = "(blockIdx.%c*blockDim.%c+threadIdx.%c)";
+  l.float4 = "make_float4";
+  l.smem_prefix_for_cast = false;
   return l;
 }
 

@@ -27,6 +27,7 @@ RendererOpts opencl_opts() {
   o.has_shared = true;
   o.global_max = {0x8FFFFFFF, 0x8FFFFFFF, 0x8FFFFFFF};
   o.local_max = {0x8FFFFFFF, 0x8FFFFFFF, 0x8FFFFFFF};
+  o.supports_float4 = true;
   return o;
 }
 
@@ -40,6 +41,7 @@ CStyleRenderer::Language opencl_language() {
   l.group_id = "get_group_id(%d)";
   l.local_id = "get_local_id(%d)";
   l.global_id = "get_global_id(%d)";
+  l.float4 = "(float4)";
   return l;
 }
 
