@@ -190,7 +190,7 @@ const UOp* PatternMatcher::rewrite(const UOp* u, UOpGraph& g) const {
 
 bool graph_has(const UOp* root, const std::function<bool(const UOp*)>& pred) {
   std::vector<const UOp*> stack{root};
-  std::unordered_set<const UOp*> seen;
+  std::unordered_set<const UOp*> seen; // (a search visits a small part of a big graph)
   while (!stack.empty()) {
     const UOp* u = stack.back();
     stack.pop_back();
@@ -206,9 +206,9 @@ bool graph_has(const UOp* root, UOps op) {
 }
 
 const UOp* graph_rewrite(const UOp* sink, const PatternMatcher& pm, UOpGraph& g) {
-  std::unordered_map<const UOp*, const UOp*> replace;
+  UOpMap<const UOp*> replace;
   std::function<const UOp*(const UOp*)> inner = [&](const UOp* n) -> const UOp* {
-    if (auto it = replace.find(n); it != replace.end()) return it->second;
+    if (const UOp* done = replace.get(n)) return done;
     std::vector<const UOp*> src;
     src.reserve(n->src.size());
     for (const UOp* s : n->src) src.push_back(inner(s));
@@ -279,20 +279,21 @@ int compare_uop(const UOp* a, const UOp* b) {
 
 struct Scope {
   const UOp* owner;
-  std::unordered_set<const UOp*> members;
-  size_t original_size;
+  UOpMap<char> members; // what the scope holds until the linearizer emits it
+  size_t count, original_size;
 };
 
 } // namespace
 
 std::vector<const UOp*> linearize_uops(const UOp* sink, UOpGraph& g) {
   // children and in-degree of everything reachable from the sink
-  std::unordered_map<const UOp*, std::vector<const UOp*>> children;
-  std::unordered_map<const UOp*, int> in_degree;
+  UOpMap<std::vector<const UOp*>> children;
+  UOpMap<int> in_degree;
+  UOpMap<char> seen;
   std::vector<const UOp*> post_order;
   std::function<void(const UOp*)> dfs = [&](const UOp* u) {
-    if (children.count(u)) return;
-    children[u];
+    if (seen.get(u)) return;
+    seen[u] = 1;
     for (const UOp* s : u->src) {
       dfs(s);
       children[s].push_back(u);
@@ -307,23 +308,24 @@ std::vector<const UOp*> linearize_uops(const UOp* sink, UOpGraph& g) {
   for (const UOp* p : post_order) {
     if (p->op != UOps::RANGE && p->op != UOps::IF) continue;
     UOps end = p->op == UOps::RANGE ? UOps::PHI : UOps::STORE;
-    Scope s{p, {}, 0};
+    Scope s{p, {}, 0, 0};
     std::vector<const UOp*> stack(children[p].begin(), children[p].end());
     while (!stack.empty()) {
       const UOp* u = stack.back();
       stack.pop_back();
-      if (u->op == UOps::SINK || !s.members.insert(u).second) continue;
+      if (u->op == UOps::SINK || s.members.get(u)) continue;
+      s.members[u] = 1, ++s.count;
       if (u->op != end)
         for (const UOp* c : children[u]) stack.push_back(c);
     }
-    s.original_size = s.members.size();
+    s.original_size = s.count;
     scopes.push_back(std::move(s));
   }
 
   auto priority = [&](const UOp* u) {
     int64_t p = 0;
     for (const Scope& s : scopes)
-      if (s.owner->op == UOps::RANGE && s.members.count(u)) {
+      if (s.owner->op == UOps::RANGE && s.members.get(u)) {
         auto& la = std::get<LoopArg>(s.owner->arg);
         p -= int64_t(la.depth) * 1000 + la.index;
       }
@@ -354,7 +356,10 @@ std::vector<const UOp*> linearize_uops(const UOp* sink, UOpGraph& g) {
     }
     std::vector<const Scope*> closing;
     for (Scope& s : scopes)
-      if (s.members.erase(x) && s.members.empty()) closing.push_back(&s);
+      if (s.members.get(x)) {
+        s.members[x] = 0;
+        if (--s.count == 0) closing.push_back(&s);
+      }
     std::sort(closing.begin(), closing.end(),
               [](const Scope* a, const Scope* b) { return a->original_size < b->original_size; });
     for (const Scope* s : closing)

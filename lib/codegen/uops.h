@@ -109,6 +109,21 @@ struct UOp {
   bool is_const() const { return op == UOps::CONST; }
 };
 
+// A side table over one graph's UOps, indexed by their ids (dense, in creation order): the
+// passes over a kernel's graph look entries up without hashing or an allocation per entry.
+// Absent entries read as T{}.
+template <class T> class UOpMap {
+public:
+  T& operator[](const UOp* u) {
+    if (u->id >= v_.size()) v_.resize(size_t(u->id) * 2 + 64);
+    return v_[u->id];
+  }
+  T get(const UOp* u) const { return u->id < v_.size() ? v_[u->id] : T{}; }
+
+private:
+  std::vector<T> v_;
+};
+
 // Owns UOps and interns them. Builders mirror tinygrad's UOp helpers.
 class UOpGraph {
 public:

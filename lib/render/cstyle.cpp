@@ -266,8 +266,7 @@ private:
   static constexpr int kMaxInline = 96;
   bool inline_ok(const UOp* u) {
     int d = 0;
-    for (const UOp* s : u->src)
-      if (auto it = inline_depth_.find(s); it != inline_depth_.end()) d = std::max(d, it->second);
+    for (const UOp* s : u->src) d = std::max(d, inline_depth_.get(s));
     if (d + 1 > kMaxInline) return false;
     inline_depth_[u] = d + 1;
     return true;
@@ -275,11 +274,11 @@ private:
 
   const CStyleRenderer& r_;
   const CStyleRenderer::Language& lang_;
-  std::unordered_map<const UOp*, int> inline_depth_;
+  UOpMap<int> inline_depth_;
   std::ostringstream body_;
   std::vector<std::string> params_;
   std::unordered_map<const UOp*, std::string> r_names_;
-  std::unordered_map<const UOp*, int> child_count_;
+  UOpMap<int> child_count_;
   std::map<std::string, int> counters_;
   int depth_ = 1;
 };
