@@ -23,7 +23,7 @@ DEVICE  ?= CLANG
 PREFIX  ?= /usr/local
 SHELL   := /bin/bash
 
-.PHONY: all build demo train test unit cli diff ops onnx bench asan fuzz fuzz-seeds install format clean
+.PHONY: all build demo train test unit cli diff src ops onnx bench asan fuzz fuzz-seeds install format clean
 
 all: build
 
@@ -44,7 +44,7 @@ train: build
 test: build
 	@BUILD=$(BUILD) TG_PYTHON=$(TG_PYTHON) bash scripts/test.sh all
 
-unit cli diff ops onnx: build
+unit cli diff src ops onnx: build
 	@BUILD=$(BUILD) TG_PYTHON=$(TG_PYTHON) $(if $(filter command line environment,$(origin DEVICE)),TG_DIFF_DEVICES=$(DEVICE)) \
 	  bash scripts/test.sh $@
 

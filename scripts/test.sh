@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs the test layers and sums them: unit (GoogleTest, build/bin/tg-unit-tests), cli (Bats,
-# tests/cli), diff (tests/diff/run.py against tinygrad 0.9.1), ops (tinygrad 0.9.1's
-# test_ops.py ported to snippets, tests/test_ops/, through the same runner on CLANG) and onnx (ONNX's node tests, tests/onnx/run.py). Every layer runs even when
+# tests/cli), diff (tests/diff/run.py against tinygrad 0.9.1), src (GPU kernel sources against
+# tinygrad's, tests/diff/gpu_source.py), ops (tinygrad 0.9.1's test_ops.py ported to snippets,
+# tests/test_ops/, through the same runner on CLANG) and onnx (ONNX's node tests,
+# tests/onnx/run.py). Every layer runs even when
 # an earlier one failed; the last line is `N passed, N failed` over all of them, and the
 # exit status is 1 when any test failed or a layer could not run.
-#   bash scripts/test.sh [all|unit+cli|unit|cli|diff|ops|onnx]
+#   bash scripts/test.sh [all|unit+cli|unit|cli|diff|src|ops|onnx]
 # Environment: BUILD (default build), TG_PYTHON (default .venv/bin/python), DIFF_JOBS (2),
 # TG_DIFF_DEVICES (the devices the diff layer runs on, comma-separated, NAME:compile to only
 # compile there; default CLANG,LLVM,GPU plus CUDA:compile where NVRTC is installed).
@@ -121,6 +123,28 @@ run_diff() { # [layer snippet-dir device-list]
 # the port does not run) on CLANG
 run_ops() { run_diff ops tests/test_ops/snippets "${TG_OPS_DEVICES:-CLANG}"; }
 
+# GPU kernel sources against tinygrad 0.9.1 GPU=1 on PoCL, text for text (tests/diff/gpu_source.py);
+# only where the diff layer runs GPU
+run_src() {
+  local log="$LOGS/src.log"
+  [[ ,$(diff_devices 2>/dev/null), == *,GPU,* ]] || { count src 0 0 "GPU not among the diff devices"; return; }
+  echo "== src: $TG_PYTHON tests/diff/gpu_source.py -j${DIFF_JOBS:-2}"
+  if [[ ! -x $TG_PYTHON ]]; then
+    echo "src: $TG_PYTHON is missing (run scripts/setup.sh)"; count src 0 1 "no venv"; broken=1
+    return
+  fi
+  "$TG_PYTHON" tests/diff/gpu_source.py -j"${DIFF_JOBS:-2}" --bin "$BUILD/bin" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]} line passed failed
+  line=$(grep -E '^src: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  passed=$(sed -E 's/^src: ([0-9]+) passed.*/\1/' <<<"$line")
+  failed=$(sed -E 's/^src: [0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
+  if [[ -z $line ]] || ((rc != 0 && failed == 0)); then
+    count src "${passed:-0}" 1 "runner exited $rc"; broken=1
+  else
+    count src "$passed" "$failed" "GPU sources byte-identical to tinygrad's"
+  fi
+}
+
 # ONNX's backend node tests (Debian's libonnx-testdata) through tg-trace model.onnx; the ones in
 # tests/onnx/passing.txt must pass (tests/onnx/run.py)
 run_onnx() {
@@ -144,14 +168,15 @@ run_onnx() {
 }
 
 case "${1:-all}" in
-  all) run_unit; run_cli; run_diff; run_ops; run_onnx ;;
+  all) run_unit; run_cli; run_diff; run_src; run_ops; run_onnx ;;
   unit+cli) run_unit; run_cli ;;
   unit) run_unit ;;
   cli) run_cli ;;
   diff) run_diff ;;
+  src) run_src ;;
   ops) run_ops ;;
   onnx) run_onnx ;;
-  *) echo "usage: scripts/test.sh [all|unit+cli|unit|cli|diff|ops|onnx]" >&2; exit 2 ;;
+  *) echo "usage: scripts/test.sh [all|unit+cli|unit|cli|diff|src|ops|onnx]" >&2; exit 2 ;;
 esac
 
 echo "== summary (logs in $LOGS/)"

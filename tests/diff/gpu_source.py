@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""GPU kernel sources against tinygrad 0.9.1's, byte for byte.
+
+    .venv/bin/python tests/diff/gpu_source.py [--bin build/bin] [-j 2] [-k NAME] [-v]
+
+Each case is one program, written once as a .tg script; tinygrad runs the same lines
+(Tensor.rand inputs) with GPU=1 DEBUG=4 on this machine's OpenCL (PoCL), and every kernel it
+prints must equal, text for text, the kernel of that name from
+`tg-trace | tg-schedule | tg-codegen -d GPU --opt tinygrad`. The cases cover float4 loads,
+stores and accumulators, grouped (local-memory) reduces, padded and strided views. Known
+differences are listed in KNOWN with their reason. Prints `src: N passed, M failed`; exits 1 on
+a failure. Values are the diff suite's job (tests/diff/run.py --device GPU); this is the text.
+"""
+import argparse, os, re, subprocess, sys, tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+# name: (input shapes, output expression over the inputs a and b)
+CASES = {
+  "add": ([(64, 64), (64, 64)], "a + b"),
+  "matmul": ([(64, 64), (64, 64)], "a @ b"),
+  "matmul_odd": ([(30, 50), (50, 70)], "a @ b"),
+  "bmm": ([(4, 32, 64), (4, 64, 16)], "a @ b"),
+  "linear_relu": ([(16, 64), (64, 32)], "(a @ b + 1).relu()"),
+  "sum_rows": ([(256, 256)], "a.sum(1)"),
+  "sum_cols": ([(256, 256)], "a.sum(0)"),
+  "sum_all": ([(4096,)], "a.sum()"),
+  "sum_small": ([(8, 64, 4)], "a.sum(2)"),
+  "max_small": ([(8, 64, 4)], "a.max(2)"),
+  "exp_sum": ([(128, 128)], "a.exp().sum(1)"),
+  "softmax": ([(32, 100)], "a.softmax(-1)"),
+  "layernorm": ([(16, 256)], "a.layernorm()"),
+  "var": ([(64, 128)], "a.var(1)"),
+  "conv": ([(2, 8, 16, 16), (16, 8, 3, 3)], "a.conv2d(b, padding=1)"),
+  "conv_stride2": ([(2, 4, 16, 16), (8, 4, 3, 3)], "a.conv2d(b, stride=2, padding=1)"),
+  "conv1x1_unrolled": ([(2, 16, 14, 14), (32, 16, 1, 1)], "a.conv2d(b).relu()"),
+  "conv1x1_stride2": ([(2, 32, 14, 14), (16, 32, 1, 1)], "a.conv2d(b, stride=2)"),
+  "max_pool": ([(2, 4, 16, 16)], "a.max_pool2d()"),
+  "pad": ([(16, 16)], "a.pad(((1, 1), (2, 2))) * 2"),
+  "transpose": ([(64, 32)], "a.T + 1"),
+  "cat": ([(8, 16)], "a.cat(a * 2, dim=1)"),
+  "where": ([(32, 32), (32, 32)], "(a > 0.5).where(a, b)"),
+  "cumsum": ([(8, 64)], "a.cumsum(1)"),
+  "argmax": ([(16, 64)], "a.argmax(1)"),
+}
+# kernel name -> why tg's text differs
+KNOWN = {
+  ("argmax", "r_16_16_4n1"): "INT_MIN: tg writes -2147483647-1 (in OpenCL C a bare 2147483648 is a long)",
+}
+
+TINYGRAD = r"""
+import os, re, sys
+os.environ["GPU"], os.environ["DEBUG"] = "1", "4"
+from tinygrad import Tensor
+shapes, expr = eval(sys.argv[1]), sys.argv[2]
+ins = [Tensor.rand(*s).realize() for s in shapes]
+a, b = (ins + [None])[:2]
+out = eval(expr)
+sys.stdout.flush()
+out.realize()
+"""
+
+
+def kernels(text: str) -> dict:
+  return {re.search(r"void (\w+)\(", k).group(1): k.strip() for k in re.findall(r"(__kernel void .*?\n})", text, re.S)}
+
+
+def check(name: str, bindir: Path, work: Path) -> list[str]:
+  shapes, expr = CASES[name]
+  tiny = subprocess.run([sys.executable, "-c", TINYGRAD, repr(shapes), expr], capture_output=True, text=True,
+                        timeout=300, env={k: v for k, v in os.environ.items() if k not in ("CLANG", "CUDA", "LLVM")})
+  if tiny.returncode != 0:
+    return [f"{name}: tinygrad failed: {(tiny.stderr.strip().splitlines() or ['?'])[-1]}"]
+  script = work / f"{name}.tg"
+  lines = [f"{v} = input({v!r}, {s})" for v, s in zip("ab", shapes)] + [f"output('o', {expr})"]
+  script.write_text("\n".join(lines) + "\n")
+  tg = subprocess.run(f"{bindir}/tg-trace {script} | {bindir}/tg-schedule | {bindir}/tg-codegen -d GPU "
+                      f"--opt tinygrad --json", shell=True, capture_output=True, text=True, timeout=300)
+  if tg.returncode != 0:
+    return [f"{name}: tg failed: {(tg.stderr.strip().splitlines() or ['?'])[-1]}"]
+  import json
+  mine = {k["name"]: k["src"].strip() for k in json.loads(tg.stdout)["kernels"]}
+  want = kernels(tiny.stdout)
+  if not want: return [f"{name}: tinygrad printed no kernel"]
+  bad = []
+  for k, src in want.items():
+    if (name, k) in KNOWN: continue
+    if k not in mine:
+      bad.append(f"{name}: tg has no kernel {k} (it has {', '.join(mine)})")
+    elif mine[k] != src:
+      first = next(i for i, (x, y) in enumerate(zip(src.split("\n") + [""], mine[k].split("\n") + [""])) if x != y)
+      bad.append(f"{name}: {k} differs at line {first + 1}: tinygrad {src.split(chr(10))[first:first + 1]} "
+                 f"tg {mine[k].split(chr(10))[first:first + 1]}")
+  return bad
+
+
+def main() -> int:
+  ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  ap.add_argument("--bin", default=str(ROOT / "build" / "bin"))
+  ap.add_argument("-j", type=int, default=2)
+  ap.add_argument("-k", action="append", default=[], help="only cases whose name contains this")
+  ap.add_argument("-v", action="store_true")
+  args = ap.parse_args()
+  names = [n for n in CASES if not args.k or any(k in n for k in args.k)]
+  with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.j) as pool:
+    results = list(pool.map(lambda n: (n, check(n, Path(args.bin), Path(tmp))), names))
+  failed = 0
+  for n, bad in results:
+    failed += bool(bad)
+    for line in bad: print("FAIL " + line)
+    if not bad and args.v: print(f"ok   {n}")
+  print(f"src: {len(names) - failed} passed, {failed} failed ({len(KNOWN)} known differences)")
+  return 1 if failed else 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
