@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the test layers and sums them: unit (GoogleTest, build/bin/tg-unit-tests), cli (Bats,
-# tests/cli), diff (tests/diff/run.py against tinygrad 0.9.1), src (GPU kernel sources against
-# tinygrad's, tests/diff/gpu_source.py), ops (tinygrad 0.9.1's test_ops.py ported to snippets,
+# tests/cli), diff (tests/diff/run.py against tinygrad 0.9.1), src (GPU and CUDA kernel sources
+# against tinygrad's, tests/diff/gpu_source.py), ops (tinygrad 0.9.1's test_ops.py ported to snippets,
 # tests/test_ops/, through the same runner on CLANG) and onnx (ONNX's node tests,
 # tests/onnx/run.py). Every layer runs even when
 # an earlier one failed; the last line is `N passed, N failed` over all of them, and the
@@ -123,8 +123,8 @@ run_diff() { # [layer snippet-dir device-list]
 # the port does not run) on CLANG
 run_ops() { run_diff ops tests/test_ops/snippets "${TG_OPS_DEVICES:-CLANG}"; }
 
-# GPU kernel sources against tinygrad 0.9.1 GPU=1 on PoCL, text for text (tests/diff/gpu_source.py);
-# only where the diff layer runs GPU
+# GPU and CUDA kernel sources against tinygrad 0.9.1 (GPU=1 on PoCL; its CUDA renderer), text for
+# text (tests/diff/gpu_source.py); only where the diff layer runs GPU
 run_src() {
   local log="$LOGS/src.log"
   [[ ,$(diff_devices 2>/dev/null), == *,GPU,* ]] || { count src 0 0 "GPU not among the diff devices"; return; }
@@ -141,7 +141,7 @@ run_src() {
   if [[ -z $line ]] || ((rc != 0 && failed == 0)); then
     count src "${passed:-0}" 1 "runner exited $rc"; broken=1
   else
-    count src "$passed" "$failed" "GPU sources byte-identical to tinygrad's"
+    count src "$passed" "$failed" "GPU and CUDA kernels byte-identical to tinygrad's"
   fi
 }
 

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""GPU kernel sources against tinygrad 0.9.1's, byte for byte.
+"""GPU and CUDA kernel sources against tinygrad 0.9.1's, byte for byte.
 
     .venv/bin/python tests/diff/gpu_source.py [--bin build/bin] [-j 2] [-k NAME] [-v]
 
-Each case is one program, written once as a .tg script; tinygrad runs the same lines
-(Tensor.rand inputs) with GPU=1 DEBUG=4 on this machine's OpenCL (PoCL), and every kernel it
-prints must equal, text for text, the kernel of that name from
-`tg-trace | tg-schedule | tg-codegen -d GPU --opt tinygrad`. The cases cover float4 loads,
-stores and accumulators, grouped (local-memory) reduces, padded and strided views. Known
-differences are listed in KNOWN with their reason. Prints `src: N passed, M failed`; exits 1 on
-a failure. Values are the diff suite's job (tests/diff/run.py --device GPU); this is the text.
+Each case is one program, written once as a .tg script, and every kernel tinygrad makes for it
+must equal, text for text, the kernel of that name from
+`tg-trace | tg-schedule | tg-codegen -d DEVICE --opt tinygrad`:
+- GPU: tinygrad runs the same lines (Tensor.rand inputs) with GPU=1 DEBUG=4 on this machine's
+  OpenCL (PoCL) and prints its kernels;
+- CUDA: tinygrad renders the kernels of the same schedule with its CUDARenderer for sm_75 (no
+  GPU needed; below sm_80 it has no tensor cores, as tg).
+The cases cover float4 loads, stores and accumulators, grouped (local-memory) reduces, padded
+and strided views. Known differences are listed in KNOWN with their reason. Prints
+`src: N passed, M failed` (a case counts once per device); exits 1 on a failure. Values are
+the diff suite's job (tests/diff/run.py); this is the text.
 """
 import argparse, os, re, subprocess, sys, tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -47,10 +51,11 @@ CASES = {
 }
 # kernel name -> why tg's text differs
 KNOWN = {
-  ("argmax", "r_16_16_4n1"): "INT_MIN: tg writes -2147483647-1 (in OpenCL C a bare 2147483648 is a long)",
+  ("argmax", "r_16_16_4n1"): "INT_MIN: tg writes -2147483647-1 (in C a bare 2147483648 is a long)",
 }
+DEVICES = ("GPU", "CUDA")
 
-TINYGRAD = r"""
+TINYGRAD = {"GPU": r"""
 import os, re, sys
 os.environ["GPU"], os.environ["DEBUG"] = "1", "4"
 from tinygrad import Tensor
@@ -60,38 +65,58 @@ a, b = (ins + [None])[:2]
 out = eval(expr)
 sys.stdout.flush()
 out.realize()
-"""
+""", "CUDA": r"""
+import os, sys
+os.environ["CLANG"] = "1"
+from tinygrad import Tensor
+from tinygrad.engine.schedule import create_schedule
+from tinygrad.codegen.linearizer import Linearizer
+from tinygrad.renderer.cstyle import CUDARenderer
+from tinygrad.ops import BufferOps
+shapes, expr = eval(sys.argv[1]), sys.argv[2]
+ins = [Tensor.rand(*s).realize() for s in shapes]
+a, b = (ins + [None])[:2]
+renderer = CUDARenderer("sm_75")
+for si in create_schedule([eval(expr).lazydata]):
+  if si.ast[0].op is not BufferOps.STORE: continue
+  k = Linearizer(*si.ast, opts=renderer)
+  k.hand_coded_optimizations()
+  print(k.to_program().src)
+"""}
 
 
 def kernels(text: str) -> dict:
-  return {re.search(r"void (\w+)\(", k).group(1): k.strip() for k in re.findall(r"(__kernel void .*?\n})", text, re.S)}
+  found = re.findall(r'((?:__kernel|extern "C" __global__) void .*?\n})', text, re.S)
+  return {re.search(r"void (\w+)\(", k).group(1): k.strip() for k in found}
 
 
-def check(name: str, bindir: Path, work: Path) -> list[str]:
+def check(name: str, device: str, bindir: Path, work: Path) -> list[str]:
   shapes, expr = CASES[name]
-  tiny = subprocess.run([sys.executable, "-c", TINYGRAD, repr(shapes), expr], capture_output=True, text=True,
-                        timeout=300, env={k: v for k, v in os.environ.items() if k not in ("CLANG", "CUDA", "LLVM")})
+  env = {k: v for k, v in os.environ.items() if k not in ("CLANG", "CUDA", "LLVM", "GPU", "DEBUG")}
+  tiny = subprocess.run([sys.executable, "-c", TINYGRAD[device], repr(shapes), expr], capture_output=True,
+                        text=True, timeout=300, env=env)
   if tiny.returncode != 0:
-    return [f"{name}: tinygrad failed: {(tiny.stderr.strip().splitlines() or ['?'])[-1]}"]
+    return [f"{name} [{device}]: tinygrad failed: {(tiny.stderr.strip().splitlines() or ['?'])[-1]}"]
   script = work / f"{name}.tg"
   lines = [f"{v} = input({v!r}, {s})" for v, s in zip("ab", shapes)] + [f"output('o', {expr})"]
   script.write_text("\n".join(lines) + "\n")
-  tg = subprocess.run(f"{bindir}/tg-trace {script} | {bindir}/tg-schedule | {bindir}/tg-codegen -d GPU "
+  tg = subprocess.run(f"{bindir}/tg-trace {script} | {bindir}/tg-schedule | {bindir}/tg-codegen -d {device} "
                       f"--opt tinygrad --json", shell=True, capture_output=True, text=True, timeout=300)
   if tg.returncode != 0:
-    return [f"{name}: tg failed: {(tg.stderr.strip().splitlines() or ['?'])[-1]}"]
+    return [f"{name} [{device}]: tg failed: {(tg.stderr.strip().splitlines() or ['?'])[-1]}"]
   import json
-  mine = {k["name"]: k["src"].strip() for k in json.loads(tg.stdout)["kernels"]}
+  # (the kernels themselves: CUDA's #define prefix is pinned by tests/unit/test_render_gpu.cpp)
+  mine = kernels("\n".join(k["src"] for k in json.loads(tg.stdout)["kernels"]))
   want = kernels(tiny.stdout)
-  if not want: return [f"{name}: tinygrad printed no kernel"]
+  if not want: return [f"{name} [{device}]: tinygrad printed no kernel"]
   bad = []
   for k, src in want.items():
     if (name, k) in KNOWN: continue
     if k not in mine:
-      bad.append(f"{name}: tg has no kernel {k} (it has {', '.join(mine)})")
+      bad.append(f"{name} [{device}]: tg has no kernel {k} (it has {', '.join(mine)})")
     elif mine[k] != src:
       first = next(i for i, (x, y) in enumerate(zip(src.split("\n") + [""], mine[k].split("\n") + [""])) if x != y)
-      bad.append(f"{name}: {k} differs at line {first + 1}: tinygrad {src.split(chr(10))[first:first + 1]} "
+      bad.append(f"{name} [{device}]: {k} differs at line {first + 1}: tinygrad {src.split(chr(10))[first:first + 1]} "
                  f"tg {mine[k].split(chr(10))[first:first + 1]}")
   return bad
 
@@ -104,14 +129,19 @@ def main() -> int:
   ap.add_argument("-v", action="store_true")
   args = ap.parse_args()
   names = [n for n in CASES if not args.k or any(k in n for k in args.k)]
+  jobs = [(n, d) for n in names for d in DEVICES]
   with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.j) as pool:
-    results = list(pool.map(lambda n: (n, check(n, Path(args.bin), Path(tmp))), names))
+    def one(job):
+      work = Path(tmp) / job[1]
+      work.mkdir(exist_ok=True)
+      return job, check(job[0], job[1], Path(args.bin), work)
+    results = list(pool.map(one, jobs))
   failed = 0
-  for n, bad in results:
+  for (n, d), bad in results:
     failed += bool(bad)
     for line in bad: print("FAIL " + line)
-    if not bad and args.v: print(f"ok   {n}")
-  print(f"src: {len(names) - failed} passed, {failed} failed ({len(KNOWN)} known differences)")
+    if not bad and args.v: print(f"ok   {n} [{d}]")
+  print(f"src: {len(jobs) - failed} passed, {failed} failed ({len(KNOWN)} known differences)")
   return 1 if failed else 0
 
 

@@ -59,6 +59,8 @@ std::string CUDARenderer::code_for_op(Op op, const std::vector<std::string>& a, 
       break;
     }
   }
+  // tinygrad's CUDA writes a float reciprocal unparenthesised: `(val0*1/x)` is (val0*1)/x there
+  if (op == Op::RECIP && dtype != DType::BFloat16) return "1/" + a[0];
   return CStyleRenderer::code_for_op(op, a, dtype);
 }
 
