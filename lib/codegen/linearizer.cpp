@@ -302,13 +302,14 @@ private:
   bool is_local_buf(int i) const { return size_t(i) >= k_.bufs.size(); }
 
   // tinygrad's get_float4_upcast_dim: buffer i's unit-stride upcast axes (longer than 1), on a
-  // target with float4 (GPU, CUDA), for a float buffer; none where the kernel has lanes.
-  // (tinygrad also groups half; tg's GPU computes half as float and stores it lane by lane)
+  // target with float4 (GPU, CUDA), for a float buffer, or a half one where the target has half
+  // vectors (CUDA; tg's OpenCL computes half as float and stores it lane by lane); none where
+  // the kernel has lanes.
   std::vector<int> float4_upcast_dims(int i) const {
     if (!k_.opts.supports_float4 || lanes_ > 1) return {};
     DType dt =
         is_local_buf(i) ? local_bufs_[size_t(i) - k_.bufs.size()].second : buffer_dtype(k_.bufs[size_t(i)]);
-    if (dt != DType::Float32) return {};
+    if (dt != DType::Float32 && !(dt == DType::Float16 && k_.opts.half_vectors)) return {};
     const ShapeTracker& st = sts_[size_t(i)];
     std::vector<int> out;
     for (int x : st.unit_stride_axes())

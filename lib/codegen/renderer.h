@@ -16,6 +16,7 @@ struct RendererOpts {
   bool has_local = false;          // global dims are work-items (SPECIAL), not loops
   bool has_shared = false;         // local (shared) memory
   bool supports_float4 = false;    // vector loads and stores
+  bool half_vectors = false;       // with supports_float4: half buffers too (half4; CUDA computes half)
   int vector_lanes = 0;            // >0: renders vectors of this many lanes (host SIMD width in floats)
   bool vector_lane_ranges = false; // renders LOADs of a LaneRange (masked vector loads)
   // Launch limits per dimension, (x, y, z); empty: no limit (loops).

@@ -49,7 +49,14 @@ CASES = {
   "cumsum": ([(8, 64)], "a.cumsum(1)"),
   "argmax": ([(16, 64)], "a.argmax(1)"),
 }
-# kernel name -> why tg's text differs
+# half inputs: CUDA only (tg's OpenCL computes half as float and stores it lane by lane, where
+# tinygrad's uses cl_khr_fp16 half arithmetic)
+HALF_CASES = {
+  "half_add": ([(64, 64), (64, 64)], "a + b"),
+  "half_matmul": ([(64, 64), (64, 64)], "a @ b"),
+  "half_sum": ([(256, 256)], "a.sum(1)"),
+}
+# (case, kernel name) -> why tg's text differs
 KNOWN = {
   ("argmax", "r_16_16_4n1"): "INT_MIN: tg writes -2147483647-1 (in C a bare 2147483648 is a long)",
 }
@@ -59,8 +66,9 @@ TINYGRAD = {"GPU": r"""
 import os, re, sys
 os.environ["GPU"], os.environ["DEBUG"] = "1", "4"
 from tinygrad import Tensor
-shapes, expr = eval(sys.argv[1]), sys.argv[2]
-ins = [Tensor.rand(*s).realize() for s in shapes]
+from tinygrad import dtypes
+shapes, expr, dtype = eval(sys.argv[1]), sys.argv[2], getattr(dtypes, sys.argv[3])
+ins = [Tensor.rand(*s).cast(dtype).realize() for s in shapes]
 a, b = (ins + [None])[:2]
 out = eval(expr)
 sys.stdout.flush()
@@ -73,8 +81,9 @@ from tinygrad.engine.schedule import create_schedule
 from tinygrad.codegen.linearizer import Linearizer
 from tinygrad.renderer.cstyle import CUDARenderer
 from tinygrad.ops import BufferOps
-shapes, expr = eval(sys.argv[1]), sys.argv[2]
-ins = [Tensor.rand(*s).realize() for s in shapes]
+from tinygrad import dtypes
+shapes, expr, dtype = eval(sys.argv[1]), sys.argv[2], getattr(dtypes, sys.argv[3])
+ins = [Tensor.rand(*s).cast(dtype).realize() for s in shapes]
 a, b = (ins + [None])[:2]
 renderer = CUDARenderer("sm_75")
 for si in create_schedule([eval(expr).lazydata]):
@@ -91,14 +100,16 @@ def kernels(text: str) -> dict:
 
 
 def check(name: str, device: str, bindir: Path, work: Path) -> list[str]:
-  shapes, expr = CASES[name]
+  half = name in HALF_CASES
+  shapes, expr = HALF_CASES[name] if half else CASES[name]
   env = {k: v for k, v in os.environ.items() if k not in ("CLANG", "CUDA", "LLVM", "GPU", "DEBUG")}
-  tiny = subprocess.run([sys.executable, "-c", TINYGRAD[device], repr(shapes), expr], capture_output=True,
-                        text=True, timeout=300, env=env)
+  tiny = subprocess.run([sys.executable, "-c", TINYGRAD[device], repr(shapes), expr, "half" if half else "float"],
+                        capture_output=True, text=True, timeout=300, env=env)
   if tiny.returncode != 0:
     return [f"{name} [{device}]: tinygrad failed: {(tiny.stderr.strip().splitlines() or ['?'])[-1]}"]
   script = work / f"{name}.tg"
-  lines = [f"{v} = input({v!r}, {s})" for v, s in zip("ab", shapes)] + [f"output('o', {expr})"]
+  dtype = ", dtype=dtypes.half" if half else ""
+  lines = [f"{v} = input({v!r}, {s}{dtype})" for v, s in zip("ab", shapes)] + [f"output('o', {expr})"]
   script.write_text("\n".join(lines) + "\n")
   tg = subprocess.run(f"{bindir}/tg-trace {script} | {bindir}/tg-schedule | {bindir}/tg-codegen -d {device} "
                       f"--opt tinygrad --json", shell=True, capture_output=True, text=True, timeout=300)
@@ -128,8 +139,8 @@ def main() -> int:
   ap.add_argument("-k", action="append", default=[], help="only cases whose name contains this")
   ap.add_argument("-v", action="store_true")
   args = ap.parse_args()
-  names = [n for n in CASES if not args.k or any(k in n for k in args.k)]
-  jobs = [(n, d) for n in names for d in DEVICES]
+  pick = lambda n: not args.k or any(k in n for k in args.k)
+  jobs = [(n, d) for n in CASES if pick(n) for d in DEVICES] + [(n, "CUDA") for n in HALF_CASES if pick(n)]
   with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.j) as pool:
     def one(job):
       work = Path(tmp) / job[1]

@@ -15,6 +15,7 @@ RendererOpts cuda_opts() {
   o.local_max = {1024, 1024, 64};
   o.shared_max = 49152;
   o.supports_float4 = true;
+  o.half_vectors = true;
   return o;
 }
 
@@ -84,7 +85,13 @@ std::string CUDARenderer::render_prefix(const std::vector<const UOp*>& uops) con
     half |= u->dtype == DType::Float16;
     bf16 |= u->dtype == DType::BFloat16;
   }
-  if (half) out += "#include <cuda_fp16.h>\n";
+  // (tinygrad's _make_cuda_dtype: the vector types of half that float4 grouping makes)
+  if (half)
+    out += "#include <cuda_fp16.h>\n"
+           "struct half4 { half x, y, z, w; }; __device__ half4 make_half4(half x, half y, half z, half w) { "
+           "half4 r={x, y, z, w}; return r; }\n"
+           "struct half8 { half x, y, z, w, a, b, c, d; }; __device__ half8 make_half8(half x, half y, half z, "
+           "half w, half a, half b, half c, half d) { half8 r={x, y, z, w, a, b, c, d}; return r; }\n";
   if (bf16)
     out += bf16_helpers({"__device__ static inline ", "unsigned short", "unsigned int", "__uint_as_float(%s)",
                          "__float_as_uint(%s)"});
