@@ -87,11 +87,14 @@ std::string CUDARenderer::render_prefix(const std::vector<const UOp*>& uops) con
   }
   // (tinygrad's _make_cuda_dtype: the vector types of half that float4 grouping makes)
   if (half)
-    out += "#include <cuda_fp16.h>\n"
-           "struct half4 { half x, y, z, w; }; __device__ half4 make_half4(half x, half y, half z, half w) { "
-           "half4 r={x, y, z, w}; return r; }\n"
-           "struct half8 { half x, y, z, w, a, b, c, d; }; __device__ half8 make_half8(half x, half y, half z, "
-           "half w, half a, half b, half c, half d) { half8 r={x, y, z, w, a, b, c, d}; return r; }\n";
+    out +=
+        "#include <cuda_fp16.h>\n"
+        // (guarded: a program's kernels compile as one unit)
+        "#ifndef TG_HALF_VECTORS\n#define TG_HALF_VECTORS\n"
+        "struct half4 { half x, y, z, w; }; __device__ half4 make_half4(half x, half y, half z, half w) { "
+        "half4 r={x, y, z, w}; return r; }\n"
+        "struct half8 { half x, y, z, w, a, b, c, d; }; __device__ half8 make_half8(half x, half y, half z, "
+        "half w, half a, half b, half c, half d) { half8 r={x, y, z, w, a, b, c, d}; return r; }\n#endif\n";
   if (bf16)
     out += bf16_helpers({"__device__ static inline ", "unsigned short", "unsigned int", "__uint_as_float(%s)",
                          "__float_as_uint(%s)"});
