@@ -249,9 +249,13 @@ def main():
   print(f"  script to first step done (cold cache): tg {tg_first * 1e3:.0f} ms   tinygrad {tiny_first * 1e3:.0f} ms "
         "(3 steps: JIT capture)")
 
-  # ResNet-50 against ONNX Runtime (its own script, so it can be run alone)
+  # ResNet-50 against ONNX Runtime (its own script, so it can be run alone), without the switches
+  # set above for tinygrad in this process: THREEFRY=1 would make tg-trace draw resnet.tg's
+  # weights with threefry kernels, another program than the one measured alone
   sys.stdout.flush()
-  return subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_resnet.py"), "--bin", str(args.bin)]).returncode
+  env = {k: v for k, v in os.environ.items() if k not in ("CLANG", "THREEFRY", "CACHELEVEL")}
+  return subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_resnet.py"), "--bin", str(args.bin)],
+                        env=env).returncode
 
 
 if __name__ == "__main__":
