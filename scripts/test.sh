@@ -82,6 +82,22 @@ run_cli() {
   fi
 }
 
+# The last `PREFIX: N passed, M failed ...` line a runner printed into LOG.
+summary_line() { grep -E "^$1: [0-9]+ passed, [0-9]+ failed" "$2" | tail -1; }
+
+# Counts a runner's summary LINE for LAYER; no line, or a non-zero exit with no failure
+# counted, is one failure (the runner broke).
+tally() { # layer prefix line rc [note]
+  local passed failed
+  passed=$(sed -E "s/^$2: ([0-9]+) passed.*/\1/" <<<"$3")
+  failed=$(sed -E "s/^$2: [0-9]+ passed, ([0-9]+) failed.*/\1/" <<<"$3")
+  if [[ -z $3 ]] || (($4 != 0 && ${failed:-0} == 0)); then
+    count "$1" "${passed:-0}" 1 "runner exited $4"; broken=1
+  else
+    count "$1" "$passed" "$failed" "${5:-}"
+  fi
+}
+
 diff_devices() {
   if [[ -n ${TG_DIFF_DEVICES:-} ]]; then echo "$TG_DIFF_DEVICES"; return; fi
   local devices=CLANG,LLVM,GPU
@@ -105,18 +121,10 @@ run_diff() { # [layer snippet-dir device-list]
     return
   fi
   "$TG_PYTHON" tests/diff/run.py -j"${DIFF_JOBS:-2}" --bin "$BUILD/bin" --device "$devices" "${extra[@]}" 2>&1 | tee "$log"
-  local rc=${PIPESTATUS[0]}
-  local line passed failed
-  line=$(grep -E '^diff: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-  passed=$(sed -E 's/^diff: ([0-9]+) passed.*/\1/' <<<"$line")
-  failed=$(sed -E 's/^diff: [0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
-  local xfails
+  local rc=${PIPESTATUS[0]} line xfails
+  line=$(summary_line diff "$log")
   xfails=$(sed -nE 's/.*\(([0-9]+) expected differences\).*/\1/p' <<<"$line")
-  if [[ -z $line ]] || ((rc != 0 && failed == 0)); then
-    count "$layer" "${passed:-0}" 1 "runner exited $rc"; broken=1
-  else
-    count "$layer" "$passed" "$failed" "${xfails:+$xfails expected differences}"
-  fi
+  tally "$layer" diff "$line" "$rc" "${xfails:+$xfails expected differences}"
 }
 
 # test_ops.py's cases (scripts/gen_test_ops.py; tests/test_ops/unsupported.txt lists the ones
@@ -134,15 +142,8 @@ run_src() {
     return
   fi
   "$TG_PYTHON" tests/diff/gpu_source.py -j"${DIFF_JOBS:-2}" --bin "$BUILD/bin" 2>&1 | tee "$log"
-  local rc=${PIPESTATUS[0]} line passed failed
-  line=$(grep -E '^src: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-  passed=$(sed -E 's/^src: ([0-9]+) passed.*/\1/' <<<"$line")
-  failed=$(sed -E 's/^src: [0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
-  if [[ -z $line ]] || ((rc != 0 && failed == 0)); then
-    count src "${passed:-0}" 1 "runner exited $rc"; broken=1
-  else
-    count src "$passed" "$failed" "GPU and CUDA kernels byte-identical to tinygrad's"
-  fi
+  local rc=${PIPESTATUS[0]}
+  tally src src "$(summary_line src "$log")" "$rc" "GPU and CUDA kernels byte-identical to tinygrad's"
 }
 
 # ONNX's backend node tests (Debian's libonnx-testdata) through tg-trace model.onnx; the ones in
@@ -155,16 +156,10 @@ run_onnx() {
     return
   fi
   "$TG_PYTHON" tests/onnx/run.py -j"${DIFF_JOBS:-2}" --bin "$BUILD/bin" 2>&1 | tee "$log"
-  local rc=${PIPESTATUS[0]} line passed failed total
-  line=$(grep -E '^onnx: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-  passed=$(sed -E 's/^onnx: ([0-9]+) passed.*/\1/' <<<"$line")
-  failed=$(sed -E 's/^onnx: [0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
+  local rc=${PIPESTATUS[0]} line total
+  line=$(summary_line onnx "$log")
   total=$(sed -nE 's/.*\(([0-9]+\/[0-9]+) node tests pass\).*/\1/p' <<<"$line")
-  if [[ -z $line ]] || ((rc != 0 && failed == 0)); then
-    count onnx "${passed:-0}" 1 "runner exited $rc"; broken=1
-  else
-    count onnx "$passed" "$failed" "${total:+$total ONNX node tests}"
-  fi
+  tally onnx onnx "$line" "$rc" "${total:+$total ONNX node tests}"
 }
 
 case "${1:-all}" in
