@@ -106,6 +106,8 @@ struct LinearUOps {
 } // namespace
 
 void optimize_kernel(Kernel& k, Optimizer optimizer) {
+  // (as tinygrad's get_kernel: tensor cores first, on targets that have them)
+  if (optimizer != Optimizer::None && k.apply_tensor_cores(tc_setting())) return;
   if (optimizer == Optimizer::Tinygrad) k.hand_coded_optimizations();
   if (optimizer == Optimizer::Tg) k.host_optimizations();
 }

@@ -89,6 +89,11 @@ CostEstimate uops_estimate(const std::vector<const UOp*>& uops) {
     case UOps::ALU: // (a vector op counts once per lane)
       out.flops = sat_add(out.flops, sat_mul((u->alu() == Op::MULACC ? 2 : 1) * u->vcount, mults));
       break;
+    case UOps::WMMA: { // one warp's share of the matrix product, per thread
+      const auto& d = std::get<WmmaArg>(u->arg).dims;
+      out.flops = sat_add(out.flops, sat_mul(2 * int64_t(d[0]) * d[1] * d[2] / 32, mults));
+      break;
+    }
     default:
       break;
     }

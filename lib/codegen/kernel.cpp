@@ -322,12 +322,14 @@ void Kernel::simplify_merge_adjacent() {
 
 void Kernel::apply_opt(const Opt& opt, bool append_opt) {
   auto saved_sts = sts;
-  auto saved = std::tuple(applied_opts, group_for_reduces, upcasted, local_dims, dont_use_locals);
+  auto saved = std::tuple(applied_opts, group_for_reduces, upcasted, local_dims, dont_use_locals, tensor_core,
+                          tensor_core_opts, bufs_for_tensor_core);
   try {
     apply_opt_unchecked(opt, append_opt);
   } catch (const KernelOptError&) {
     sts = std::move(saved_sts);
-    std::tie(applied_opts, group_for_reduces, upcasted, local_dims, dont_use_locals) = saved;
+    std::tie(applied_opts, group_for_reduces, upcasted, local_dims, dont_use_locals, tensor_core,
+             tensor_core_opts, bufs_for_tensor_core) = saved;
     throw;
   }
 }
@@ -336,7 +338,15 @@ void Kernel::apply_opt_unchecked(const Opt& opt, bool append_opt) {
   check_opt(!dont_use_locals || (opt.op != OptOps::LOCAL && opt.op != OptOps::GROUP &&
                                  opt.op != OptOps::GROUPTOP && opt.op != OptOps::UPCASTMID),
             "not using locals");
-  check_opt(opt.op != OptOps::TC, "tensor cores are not supported on " + opts.device);
+  if (opt.op == OptOps::TC) {
+    check_opt(applied_opts.empty(), "tensor core opts must be first");
+    check_opt(opt.axis && opt.amt, "tensor core opts must have an axis and amt");
+    const int use_tensor_cores = tc_setting();
+    check_opt(use_tensor_cores == 2 || !opts.tensor_cores.empty(), "must have tensor cores or TC=2");
+    check_opt(apply_tc_opt(use_tensor_cores, *opt.axis, int(*opt.amt)), "no tensor core available");
+    applied_opts.push_back(opt);
+    return;
+  }
   int axis = -1;
   if (opt.axis) {
     axis = *opt.axis;
@@ -377,6 +387,7 @@ void Kernel::apply_opt_unchecked(const Opt& opt, bool append_opt) {
     check_opt(opts.has_local && opts.has_shared, "target does not support local or shared mem");
     check_opt(axis >= first_reduce() + group_for_reduces && axis < shape_len() - upcasted,
               "must be reduce axis to group");
+    check_opt(tensor_core < 0, "can't group with tensor cores");
     shift_to(axis, amt, opt.op == OptOps::GROUPTOP, first_reduce() + group_for_reduces);
     group_for_reduces += 1;
     break;
@@ -401,6 +412,8 @@ void Kernel::apply_opt_unchecked(const Opt& opt, bool append_opt) {
     break;
   case OptOps::UPCAST:
     check_opt(axis >= 0 && axis < first_reduce(), "upcast is for non-reduce");
+    check_opt(!(tc() && global_dims() <= axis && axis < global_dims() + int(tc()->threads.size())),
+              "can't upcast TC locals");
     check_opt(amt <= 8, "don't upcast more than 8");
     shift_to(axis, amt);
     upcast();
@@ -433,11 +446,11 @@ void Kernel::apply_opt_unchecked(const Opt& opt, bool append_opt) {
     check_opt(padded, "nothing was padded");
     break;
   }
-  case OptOps::TC:
+  case OptOps::TC: // (handled above)
     break;
   }
   if (append_opt) applied_opts.push_back(opt);
-  simplify_ones();
+  if (simplify_ones() && tensor_core_opts) tensor_core_opts->fix_axes(axis);
 }
 
 void Kernel::hand_coded_optimizations() {

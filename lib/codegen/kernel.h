@@ -3,6 +3,7 @@
 // last, with ones removed and mergeable neighbours merged. OptOps reshape those trackers
 // (UPCAST, UNROLL, PADTO ...); the linearizer then turns the result into UOps.
 #pragma once
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -32,6 +33,19 @@ public:
   explicit KernelOptError(const std::string& message) : Error("KernelOptError", message) {}
 };
 
+// Where a tensor core's N, M and K axes are (kernel.py's TensorCoreOptions); an N or M axis that
+// an optimization removes no longer exists.
+struct TensorCoreOptions {
+  std::array<int, 3> axes{};
+  std::array<bool, 2> axes_exist{true, true};
+  std::vector<std::pair<int, int64_t>> axis_pads; // (axis, multiple) PADTOs the axes need
+  void fix_axes(int removed_axis);
+  bool operator==(const TensorCoreOptions&) const = default;
+};
+
+// tinygrad's TC environment switch (default 1): 0 no tensor cores, 2 their shapes without WMMA.
+int tc_setting();
+
 using KernelBuffer = std::variant<MemBuffer, ConstBuffer>;
 DType buffer_dtype(const KernelBuffer& b);
 const ShapeTracker& buffer_st(const KernelBuffer& b);
@@ -57,6 +71,14 @@ public:
   // Vector lanes (host optimizer): >1 makes the first upcast axis, an output axis of this size,
   // the lanes of vector values instead of unrolled copies.
   int lanes = 1;
+  // Tensor cores (TC): the one in use (an index into opts.tensor_cores, -1: none), where its axes
+  // are, and each reduce's two multiplied buffers.
+  int tensor_core = -1;
+  std::optional<TensorCoreOptions> tensor_core_opts;
+  std::vector<std::pair<const LazyOp*, std::pair<int, int>>> bufs_for_tensor_core;
+  const TensorCore* tc() const {
+    return tensor_core >= 0 ? &opts.tensor_cores[size_t(tensor_core)] : nullptr;
+  }
 
   size_t n_outputs() const { return ast.size(); }
   const LazyOp* reduceop() const { return reduceops.empty() ? nullptr : reduceops[0]; }
@@ -94,6 +116,12 @@ public:
   // throws KernelOptError when the opt does not apply (the kernel is left unchanged then)
   void apply_opt(const Opt& opt, bool append_opt = true);
   void hand_coded_optimizations();
+  // kernel.py's apply_tensor_cores: the TC opt, then hand-coded upcasts and a local (or
+  // extra_opts); false when no tensor core applies. use_tensor_cores: 0 none, 1 WMMA, 2 only
+  // the shape ops; tc_opt: 0 one reduce axis of LOADs, 1 also CAST inputs, 2 also padding
+  // (unset: the TC_OPT environment variable, default 0).
+  bool apply_tensor_cores(int use_tensor_cores = 1, const std::vector<Opt>* extra_opts = nullptr,
+                          int axis = 0, std::optional<int> tc_opt = std::nullopt);
   // tg's optimizer for targets whose renderer has vector lanes (host CPUs): register tiles of
   // vectors over an output axis. Kernels it cannot tile get hand_coded_optimizations.
   void host_optimizations();
@@ -102,6 +130,9 @@ private:
   void unmask_broadcast_lanes(int axis, int64_t old_size);
   void upcast();
   void apply_opt_unchecked(const Opt& opt, bool append_opt);
+  std::optional<TensorCoreOptions> create_tc_opts(const LazyOp* reduceop, const TensorCore& tc, int axis,
+                                                  int opt_level);
+  bool apply_tc_opt(int use_tensor_cores, int axis, int opt_level);
 };
 
 } // namespace tg

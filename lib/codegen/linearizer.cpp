@@ -222,6 +222,20 @@ public:
       }
     }
 
+    // tensor cores: each matmul input gets a local buffer shaped for the warp (tinygrad's late
+    // alias; its only use is the shape, which places each thread's elements)
+    if (k_.tc() && k_.tensor_core_opts) {
+      const TensorCore& tc = *k_.tc();
+      std::vector<int> pattern(size_t(k_.global_dims()), 0);
+      pattern.resize(pattern.size() + tc.threads.size(), 2);
+      pattern.resize(pattern.size() + size_t(k_.local_dims) - tc.threads.size(), 0);
+      pattern.resize(pattern.size() + size_t(shape_len - up - fr), 0);
+      pattern.resize(pattern.size() + 2, 1);
+      pattern.resize(pattern.size() + size_t(up - 2), 3);
+      for (const auto& [op, bufs] : k_.bufs_for_tensor_core)
+        for (int b : {bufs.first, bufs.second}) alias_buffer(op, b, pattern);
+    }
+
     std::vector<Expr> global_idxs;
     if (k_.opts.has_local) {
       // work-items: global dims are group ids (the last dim is x), local dims local ids
@@ -267,6 +281,7 @@ public:
       fake_reduce_idxs_.push_back(Expr(int64_t(0)));
     }
     global_idxs_ = global_idxs;
+    index_local_aliases();
 
     for (size_t r = 0; r < k_.reduceops.size(); r++) render_reduceop(k_.reduceops[r], int(r));
 
@@ -491,6 +506,11 @@ private:
     const int out_buf = gfr ? int(k_.bufs.size()) + r : 0;
     accs_[reduceop] = global_load(out_buf, concat(global_idxs_, local_idxs, fake_reduce_idxs_, upcast_idxs_),
                                   reduceop, loop_ctx);
+    if (k_.tc()) {
+      render_wmma(reduceop);
+      load_cache_.clear();
+      return;
+    }
     std::vector<Expr> early = concat(global_idxs_, local_idxs, reduce_idxs_, full_upcast_idxs_);
     for (size_t i = 0; i < k_.bufs.size(); i++)
       if (k_.is_early(k_.bufs[i])) loaded_[int(i)] = global_load(int(i), early);
@@ -561,6 +581,162 @@ private:
       local_idxs.resize(size_t(local_dims + gfr), Expr(int64_t(0)));
       local_idxs_ = local_idxs;
     }
+  }
+
+  // ---- tensor cores ----
+  // kernel.py's alias_buffer: a local buffer for buffer i whose strides follow `pattern`'s
+  // priorities (1 first: the unrolled K and first upcast; 2: the warp threads; 3: upcasts)
+  void alias_buffer(const LazyOp* op, int i, const std::vector<int>& pattern) {
+    const ShapeTracker& st = sts_[size_t(i)];
+    auto real = st.real_strides();
+    Shape shp(st.shape().size()), stride(st.shape().size(), 0);
+    for (size_t j = 0; j < shp.size(); j++) shp[j] = pattern[j] != 0 ? st.shape()[j] : 1;
+    int64_t bst = 1;
+    const int top = *std::max_element(pattern.begin(), pattern.end());
+    for (int priority = 1; priority <= top; priority++)
+      for (size_t j = 0; j < pattern.size(); j++)
+        if (pattern[j] == priority && !(real[j] && *real[j] == 0)) {
+          stride[j] = bst;
+          bst *= shp[j];
+        }
+    sts_.push_back(ShapeTracker{{View::create(shp, stride)}});
+    std::string name = "ldata" + std::to_string(i);
+    local_bufs_.push_back({name, DType::Float32});
+    buf_uops_.push_back(g_.make(UOps::DEFINE_LOCAL, DType::Float32, {}, LocalArg{name, sts_.back().size()}));
+    auto& aliases = local_alias_[op];
+    auto it = std::find_if(aliases.begin(), aliases.end(), [&](const auto& a) { return a.first == i; });
+    if (it != aliases.end())
+      it->second = int(sts_.size()) - 1;
+    else
+      aliases.push_back({i, int(sts_.size()) - 1});
+  }
+
+  // the index expressions of a tensor core's operand: each entry of `aliases` combines local
+  // ids (i > 0) and the thread's element number _uidx_tc split by local_sizes (-i)
+  std::vector<Expr> calc_tc_idxs(const std::vector<int>& local_sizes,
+                                 const std::vector<std::vector<int>>& aliases,
+                                 const std::vector<Expr>& local_idxs) const {
+    int64_t total = 1;
+    for (int s : local_sizes) total *= s;
+    Expr thread_idx = Expr::var("_uidx_tc", 0, total - 1);
+    std::vector<Expr> thread_idxs, out;
+    for (int s : local_sizes) {
+      thread_idxs.push_back(thread_idx % s);
+      thread_idx = thread_idx / s;
+    }
+    for (const std::vector<int>& alias : aliases) {
+      Expr full(int64_t(0));
+      int64_t size = 1;
+      if (alias[0] != 0)
+        for (int i : alias) {
+          const Expr& next = i > 0 ? local_idxs[size_t(i - 1)] : thread_idxs[size_t(-i - 1)];
+          full = full + next * size;
+          size *= next.max() + 1;
+        }
+      out.push_back(full);
+    }
+    return out;
+  }
+
+  // linearizer.py's index_local_aliases: each aliased input's indices with the tensor core's
+  // thread and element layout in place of its local and upcast dims; the output's local and
+  // upcast indices likewise
+  void index_local_aliases() {
+    const TensorCore* tc = k_.tc();
+    const int shape_len = k_.shape_len(), up = k_.upcasted;
+    std::vector<Expr> all = concat(global_idxs_, local_idxs_, reduce_idxs_, full_upcast_idxs_);
+    for (const auto& [op, aliases] : local_alias_) {
+      int min_alias = aliases[0].first;
+      for (const auto& a : aliases) min_alias = std::min(min_alias, a.first);
+      for (const auto& [i, local_i] : aliases) {
+        auto strides = k_.sts[size_t(i)].real_strides();
+        std::vector<Expr> idxs;
+        for (size_t j = 0; j < std::min(all.size(), strides.size()); j++)
+          idxs.push_back(strides[j] && *strides[j] == 0 ? Expr(int64_t(0)) : all[j]);
+        if (tc) {
+          size_t which = size_t(i - min_alias);
+          std::vector<Expr> rep =
+              calc_tc_idxs(tc->thread_local_sizes.at(which), tc->thread_local_aliases.at(which), local_idxs_);
+          for (size_t n = 0; n < tc->threads.size(); n++) idxs[size_t(k_.global_dims()) + n] = rep[n];
+          for (size_t n = 0; n < size_t(tc->num_upcasts()); n++)
+            idxs[size_t(shape_len - up) + n] = rep[tc->threads.size() + n];
+        }
+        alias_idxs_[op].push_back({i, local_i, idxs});
+      }
+    }
+    if (tc) {
+      std::vector<Expr> rep =
+          calc_tc_idxs(tc->thread_local_sizes[2], tc->thread_local_aliases[2], local_idxs_);
+      for (size_t n = 0; n < tc->threads.size(); n++) local_idxs_[n] = rep[n];
+      for (size_t n = 0; n + tc->threads.size() < rep.size(); n++)
+        upcast_idxs_[n] = rep[tc->threads.size() + n];
+    }
+  }
+
+  // linearizer.py's tensor-core reduce: the inputs' elements (loaded per thread as the aliases
+  // place them) packed into vectors, a chain of WMMAs per output tile, PHIs back to the accs
+  void render_wmma(const LazyOp* reduceop) {
+    const TensorCore& tc = *k_.tc();
+    struct ToStore {
+      int local_i;
+      std::vector<const UOp*> vals;
+    };
+    std::vector<ToStore> locals;
+    for (const auto& [i, local_i, idxs] : alias_idxs_[reduceop])
+      locals.push_back({local_i, global_load(i, idxs)});
+    if (locals.size() < 2) fail("RuntimeError", "linearize: a tensor core needs two aliased inputs");
+    std::array<int, 3> sz{};
+    for (size_t j = 0; j < 3; j++) {
+      sz[j] = 1;
+      for (int x : tc.thread_local_sizes[j]) sz[j] *= x;
+    }
+    // each operand's upcast axes past the tensor core's own: (stride in its vectors, size)
+    auto upcast_strides = [&](const ShapeTracker& st) {
+      std::vector<std::pair<int64_t, int64_t>> out;
+      int64_t next = 1;
+      auto axes = k_.upcasted_axis(st);
+      for (size_t a = size_t(tc.num_upcasts()); a < axes.size(); a++) {
+        bool zero = axes[a].stride && *axes[a].stride == 0;
+        out.push_back({zero ? 0 : next, axes[a].size});
+        next *= zero ? 1 : axes[a].size;
+      }
+      return out;
+    };
+    const std::array<std::vector<std::pair<int64_t, int64_t>>, 3> upcasts{
+        upcast_strides(sts_[size_t(locals[0].local_i)]), upcast_strides(sts_[size_t(locals[1].local_i)]),
+        upcast_strides(sts_[0])};
+    const WmmaArg arg{tc.name(), tc.dims, tc.dtype_in, tc.dtype_out, sz};
+    std::vector<const UOp*>& accs = accs_[reduceop];
+    std::vector<const UOp*> wmmas;
+    for (size_t x = 0; x < accs.size(); x += size_t(sz[2]))
+      wmmas.push_back(
+          vectorize(tc.dtype_out,
+                    std::vector<const UOp*>(accs.begin() + long(x), accs.begin() + long(x + size_t(sz[2])))));
+    auto slice = [](const std::vector<const UOp*>& v, int64_t from, int64_t n) {
+      return std::vector<const UOp*>(v.begin() + from,
+                                     v.begin() + std::min<int64_t>(from + n, int64_t(v.size())));
+    };
+    // every combination of the first input's upcasts, the first counting fastest
+    std::vector<int64_t> it(upcasts[0].size(), 0);
+    while (true) {
+      std::array<int64_t, 3> offs{};
+      for (size_t j = 0; j < 3; j++) {
+        int64_t o = 0;
+        for (size_t a = 0; a < std::min(it.size(), upcasts[j].size()); a++) o += it[a] * upcasts[j][a].first;
+        offs[j] = o * sz[j];
+      }
+      const UOp* a = vectorize(tc.dtype_in, slice(locals[0].vals, offs[0], sz[0]));
+      const UOp* b = vectorize(tc.dtype_in, slice(locals[1].vals, offs[1], sz[1]));
+      const size_t w = size_t(offs[2] / sz[2]);
+      wmmas.at(w) = g_.make(UOps::WMMA, tc.dtype_out, {a, b, wmmas[w]}, arg);
+      size_t a_i = 0;
+      while (a_i < it.size() && ++it[a_i] == upcasts[0][a_i].second) it[a_i++] = 0;
+      if (a_i == it.size()) break;
+    }
+    for (size_t z = 0; z < accs.size(); z++)
+      accs[z] = g_.make(
+          UOps::PHI, tc.dtype_out,
+          {accs[z], g_.make(UOps::GEP, tc.dtype_out, {wmmas[z / size_t(sz[2])]}, int(z % size_t(sz[2])))});
   }
 
   // acc[off] = acc[off] <op> value for each value, then PHIs for the changed accumulators
@@ -842,6 +1018,13 @@ private:
       load_cache_;
   std::map<int, std::vector<const UOp*>> loaded_;
   Accs accs_;
+  // tensor cores: per reduce, its inputs' local aliases (buffer, local buffer) and their indices
+  std::map<const LazyOp*, std::vector<std::pair<int, int>>> local_alias_;
+  struct AliasIdxs {
+    int buf, local_buf;
+    std::vector<Expr> idxs;
+  };
+  std::map<const LazyOp*, std::vector<AliasIdxs>> alias_idxs_;
   std::vector<int64_t> global_size_, local_size_;
   int lanes_ = 1;
   Expr lane_var_{int64_t(0)};

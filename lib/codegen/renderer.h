@@ -3,13 +3,30 @@
 // turns one kernel's linearized UOps into source. Devices implement it (lib/device/<name>/);
 // codegen never names a device.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen/uops.h"
 
 namespace tg {
+
+// A matrix-multiply-accumulate instruction across a warp of threads (tinygrad's TensorCore):
+// D = A * B + C, A (M x K), B (K x N), C and D (M x N).
+struct TensorCore {
+  std::array<int, 3> dims; // N, M, K
+  DType dtype_in, dtype_out;
+  std::vector<std::pair<int, int>> threads; // (TC dim, amount): the warp's thread structure
+  // per operand (A, B, C/D): [thread_1 .. thread_n, upcast_1 (unrolled), upcast_2 ...]; an entry
+  // lists what its index is made of: i > 0 the i-th local index, -i the i-th thread index
+  std::vector<std::vector<std::vector<int>>> thread_local_aliases;
+  std::vector<std::vector<int>> thread_local_sizes; // per operand: elements each thread holds
+  std::string name() const;                         // "WMMA_8_16_16_half_float"
+  int num_upcasts() const { return int(thread_local_aliases[0].size() - threads.size()); }
+  bool operator==(const TensorCore&) const = default;
+};
 
 struct RendererOpts {
   std::string device;              // the name it is registered under ("CLANG")
@@ -22,6 +39,7 @@ struct RendererOpts {
   // Launch limits per dimension, (x, y, z); empty: no limit (loops).
   std::vector<int64_t> global_max, local_max;
   int64_t shared_max = 32768;
+  std::vector<TensorCore> tensor_cores; // tried in order by the TC optimization
   // Host targets: a kernel whose outermost global loop is independent and has enough work is
   // rendered with that loop over [core_start, core_end) and launched split across threads.
   bool splits_outer_loop = false;

@@ -13,11 +13,11 @@ namespace tg {
 
 std::string_view uops_name(UOps op) {
   static constexpr std::string_view names[] = {
-      "UOps.SINK",  "UOps.DEFINE_GLOBAL", "UOps.DEFINE_VAR", "UOps.DEFINE_LOCAL", "UOps.DEFINE_ACC",
-      "UOps.CONST", "UOps.SPECIAL",       "UOps.NOOP",       "UOps.UNMUL",        "UOps.GEP",
-      "UOps.CAST",  "UOps.BITCAST",       "UOps.ALU",        "UOps.LOAD",         "UOps.STORE",
-      "UOps.PHI",   "UOps.BARRIER",       "UOps.IF",         "UOps.RANGE",        "UOps.ENDRANGE",
-      "UOps.ENDIF"};
+      "UOps.SINK",     "UOps.DEFINE_GLOBAL", "UOps.DEFINE_VAR", "UOps.DEFINE_LOCAL", "UOps.DEFINE_ACC",
+      "UOps.CONST",    "UOps.SPECIAL",       "UOps.NOOP",       "UOps.UNMUL",        "UOps.GEP",
+      "UOps.CAST",     "UOps.BITCAST",       "UOps.ALU",        "UOps.WMMA",         "UOps.LOAD",
+      "UOps.STORE",    "UOps.PHI",           "UOps.BARRIER",    "UOps.IF",           "UOps.RANGE",
+      "UOps.ENDRANGE", "UOps.ENDIF"};
   return names[int(op)];
 }
 
@@ -52,6 +52,8 @@ uint64_t hash_arg(const UOpArg& arg) {
           h = mix(mix(h, std::hash<std::string>{}(a.name)), a.size);
         else if constexpr (std::is_same_v<T, LaneRange>)
           h = mix(mix(h, uint64_t(a.lanes)), uint64_t(a.stride));
+        else if constexpr (std::is_same_v<T, WmmaArg>)
+          h = mix(h, std::hash<std::string>{}(a.name));
       },
       arg);
   return h;
@@ -83,6 +85,8 @@ int derive_vcount(const UOp& u) {
     return std::holds_alternative<int>(u.arg) ? std::get<int>(u.arg) : 1;
   case UOps::DEFINE_ACC:
     return std::get<AccArg>(u.arg).lanes;
+  case UOps::WMMA:
+    return std::get<WmmaArg>(u.arg).sizes[2];
   case UOps::CAST:
     if (u.src.size() > 1) return int(u.src.size());
     [[fallthrough]];
@@ -265,17 +269,68 @@ int compare_arg(const UOpArg& a, const UOpArg& b) {
   return 0; // ALU ops compare equal here, as tinygrad's cmp_tuple does
 }
 
-// tinygrad's UOp.__lt__: (op, arg, dtype, src), recursively; equal UOps are the same pointer.
+// tinygrad's UOp.__lt__ as a three-way comparison: its cmp_tuple (op, arg, dtype, src) compared
+// as Python compares tuples: the first source that is not the same UOp decides, and two UOps
+// can tie (all ALUs have one "arg"), which leaves their order to the heap.
 int compare_uop(const UOp* a, const UOp* b) {
   if (a == b) return 0;
   if (a->op != b->op) return a->op < b->op ? -1 : 1;
   if (int c = compare_arg(a->arg, b->arg)) return c;
   if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
+  if (a->vcount != b->vcount) return a->vcount < b->vcount ? -1 : 1;
   for (size_t i = 0; i < std::min(a->src.size(), b->src.size()); i++)
-    if (int c = compare_uop(a->src[i], b->src[i])) return c;
-  if (a->src.size() != b->src.size()) return a->src.size() < b->src.size() ? -1 : 1;
-  return a->id < b->id ? -1 : (a->id > b->id ? 1 : 0);
+    if (a->src[i] != b->src[i]) return compare_uop(a->src[i], b->src[i]);
+  return a->src.size() == b->src.size() ? 0 : a->src.size() < b->src.size() ? -1 : 1;
 }
+
+// Python's heapq (push: append and sift down; pop: move the last to the top and sift up), so
+// that items that compare equal come out in tinygrad's order.
+template <class T, class Less> class PyHeap {
+public:
+  explicit PyHeap(Less less) : less_(less) {}
+  bool empty() const { return h_.empty(); }
+  void push(T item) {
+    h_.push_back(std::move(item));
+    sift_down(0, h_.size() - 1);
+  }
+  T pop() {
+    T last = std::move(h_.back());
+    h_.pop_back();
+    if (h_.empty()) return last;
+    T top = std::move(h_[0]);
+    h_[0] = std::move(last);
+    sift_up(0);
+    return top;
+  }
+
+private:
+  void sift_down(size_t start, size_t pos) {
+    T item = std::move(h_[pos]);
+    while (pos > start) {
+      size_t parent = (pos - 1) >> 1;
+      if (!less_(item, h_[parent])) break;
+      h_[pos] = std::move(h_[parent]);
+      pos = parent;
+    }
+    h_[pos] = std::move(item);
+  }
+  void sift_up(size_t pos) {
+    const size_t end = h_.size(), start = pos;
+    T item = std::move(h_[pos]);
+    size_t child = 2 * pos + 1;
+    while (child < end) {
+      size_t right = child + 1;
+      if (right < end && !less_(h_[child], h_[right])) child = right;
+      h_[pos] = std::move(h_[child]);
+      pos = child;
+      child = 2 * pos + 1;
+    }
+    h_[pos] = std::move(item);
+    sift_down(start, pos);
+  }
+  std::vector<T> h_;
+  Less less_;
+};
 
 struct Scope {
   const UOp* owner;
@@ -332,18 +387,17 @@ std::vector<const UOp*> linearize_uops(const UOp* sink, UOpGraph& g) {
     return p;
   };
   using Item = std::pair<int64_t, const UOp*>;
-  auto later = [](const Item& a, const Item& b) {
-    if (a.first != b.first) return a.first > b.first;
-    return compare_uop(a.second, b.second) > 0;
+  auto less = [](const Item& a, const Item& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return compare_uop(a.second, b.second) < 0;
   };
-  std::priority_queue<Item, std::vector<Item>, decltype(later)> queue(later);
+  PyHeap<Item, decltype(less)> queue(less);
   for (const UOp* u : post_order)
     if (in_degree[u] == 0) queue.push({priority(u), u});
 
   std::vector<const UOp*> out;
   while (!queue.empty()) {
-    const UOp* x = queue.top().second;
-    queue.pop();
+    const UOp* x = queue.pop().second;
     if (x->op == UOps::DEFINE_ACC && x->src.size() > 1) {
       // an accumulator is defined right before the first loop it accumulates over
       size_t at = out.size();
@@ -399,6 +453,8 @@ std::string arg_to_string(const UOp* u) {
         else if constexpr (std::is_same_v<T, LaneRange>)
           return "lanes " + std::to_string(a.lanes) + " in [lo, hi)" +
                  (a.stride != 1 ? ", stride " + std::to_string(a.stride) : "");
+        else if constexpr (std::is_same_v<T, WmmaArg>)
+          return "(" + a.name + ")";
         else
           return a.name;
       },

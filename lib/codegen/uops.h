@@ -35,6 +35,7 @@ enum class UOps : uint8_t {
   CAST,
   BITCAST,
   ALU,
+  WMMA,
   LOAD,
   STORE,
   PHI,
@@ -87,13 +88,22 @@ struct LaneRange {
   int stride = 1;
   bool operator==(const LaneRange&) const = default;
 };
+// WMMA(a, b, c): a tensor core's D = A * B + C over one warp; a, b and c are vectors of the
+// thread's elements (sizes in `sizes`), the result a vector like c.
+struct WmmaArg {
+  std::string name; // "WMMA_8_16_16_half_float": the device function that runs it
+  std::array<int, 3> dims;
+  DType dtype_in, dtype_out;
+  std::array<int, 3> sizes;
+  bool operator==(const WmmaArg&) const = default;
+};
 // ALU: the Op; CONST: the value; GEP: the lane; LOAD: the lanes of a vector load (unset: scalar).
 // Vectors (tg's host optimizer; tinygrad 0.9.1's CLANG has none): a LOAD with lanes, a DEFINE_ACC
 // with lanes and a CAST of several scalars (tinygrad's float4 "vectorize") make vectors; ALU, PHI
 // and one-source CAST are vectors when a source is; GEP takes one lane; a STORE of a vector writes
 // consecutive elements.
 using UOpArg = std::variant<std::monostate, Op, Scalar, int, GlobalArg, LoopArg, AccArg, VarArg, SpecialArg,
-                            LocalArg, LaneRange>;
+                            LocalArg, LaneRange, WmmaArg>;
 
 struct UOp {
   UOps op;

@@ -25,7 +25,7 @@ constexpr int kMaxRounds = 16;
 constexpr int kRepeat = 3;
 
 // tinygrad 0.9.1's search.py action space (TC and the GPU-only ones are refused by apply_opt
-// on targets without them).
+// on targets without them; NOLOCALS, which tinygrad adds under NOLOCALS=1, is always in).
 const std::vector<Opt>& actions() {
   static const std::vector<Opt> all = [] {
     std::vector<Opt> a;
@@ -42,6 +42,10 @@ const std::vector<Opt>& actions() {
     for (int axis = 0; axis < 7; ++axis) a.push_back({OptOps::PADTO, axis, 32});
     a.push_back({OptOps::LOCAL, 0, 32});
     a.push_back({OptOps::UPCASTMID, 1, 4});
+    a.push_back({OptOps::TC, 0, 0});
+    const char* tc_opt = std::getenv("TC_OPT");
+    for (int axis = 0; axis < 9; ++axis) // (covers ResNet's kernels: 3 global * 3 reduce axes)
+      a.push_back({OptOps::TC, axis, tc_opt && *tc_opt ? std::atoi(tc_opt) : 2});
     a.push_back({OptOps::NOLOCALS, std::nullopt, std::nullopt});
     return a;
   }();

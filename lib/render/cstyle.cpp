@@ -184,6 +184,10 @@ private:
       line(vtype(u) + " " + ssa("val", u) + " = " + val + ";");
       break;
     }
+    case UOps::WMMA:
+      line(vtype(u) + " " + ssa("wmma", u) + " = __" + std::get<WmmaArg>(u->arg).name + "(" + ref(u->src[0]) +
+           ", " + ref(u->src[1]) + ", " + ref(u->src[2]) + ");");
+      break;
     case UOps::GEP:
       r_names_[u] = r_.render_gep(ref(u->src[0]), u->src[0]->vcount, std::get<int>(u->arg));
       break;

@@ -8,10 +8,10 @@ must equal, text for text, the kernel of that name from
 `tg-trace | tg-schedule | tg-codegen -d DEVICE --opt tinygrad`:
 - GPU: tinygrad runs the same lines (Tensor.rand inputs) with GPU=1 DEBUG=4 on this machine's
   OpenCL (PoCL) and prints its kernels;
-- CUDA: tinygrad renders the kernels of the same schedule with its CUDARenderer for sm_75 (no
-  GPU needed; below sm_80 it has no tensor cores, as tg).
+- CUDA: tinygrad renders the kernels of the same schedule with its CUDARenderer for sm_80 (no
+  GPU needed), tensor cores first as its get_kernel does; tg runs with TG_CUDA_ARCH=sm_80.
 The cases cover float4 loads, stores and accumulators, grouped (local-memory) reduces, padded
-and strided views. Known differences are listed in KNOWN with their reason. Prints
+and strided views, and (half on CUDA) tensor-core matmuls with WMMA. Known differences are listed in KNOWN with their reason. Prints
 `src: N passed, M failed` (a case counts once per device); exits 1 on a failure. Values are
 the diff suite's job (tests/diff/run.py); this is the text.
 """
@@ -55,6 +55,12 @@ HALF_CASES = {
   "half_add": ([(64, 64), (64, 64)], "a + b"),
   "half_matmul": ([(64, 64), (64, 64)], "a @ b"),
   "half_sum": ([(256, 256)], "a.sum(1)"),
+  # tensor cores (WMMA): matmuls whose N, M and K are multiples of 8, 16, 16 with one reduce axis
+  "half_matmul_wide": ([(32, 256), (256, 128)], "a @ b"),
+  "half_bmm": ([(4, 32, 64), (4, 64, 48)], "a @ b"),
+  "half_linear_relu": ([(48, 64), (64, 80)], "(a @ b + 1).relu()"),
+  "half_conv1x1": ([(2, 32, 8, 8), (16, 32, 1, 1)], "a.conv2d(b)"),
+  "half_matmul_odd": ([(30, 50), (50, 70)], "a @ b"),
 }
 # (case, kernel name) -> why tg's text differs
 KNOWN = {
@@ -85,11 +91,11 @@ from tinygrad import dtypes
 shapes, expr, dtype = eval(sys.argv[1]), sys.argv[2], getattr(dtypes, sys.argv[3])
 ins = [Tensor.rand(*s).cast(dtype).realize() for s in shapes]
 a, b = (ins + [None])[:2]
-renderer = CUDARenderer("sm_75")
+renderer = CUDARenderer("sm_80")
 for si in create_schedule([eval(expr).lazydata]):
   if si.ast[0].op is not BufferOps.STORE: continue
   k = Linearizer(*si.ast, opts=renderer)
-  k.hand_coded_optimizations()
+  if not k.apply_tensor_cores(1): k.hand_coded_optimizations()
   print(k.to_program().src)
 """}
 
@@ -112,7 +118,8 @@ def check(name: str, device: str, bindir: Path, work: Path) -> list[str]:
   lines = [f"{v} = input({v!r}, {s}{dtype})" for v, s in zip("ab", shapes)] + [f"output('o', {expr})"]
   script.write_text("\n".join(lines) + "\n")
   tg = subprocess.run(f"{bindir}/tg-trace {script} | {bindir}/tg-schedule | {bindir}/tg-codegen -d {device} "
-                      f"--opt tinygrad --json", shell=True, capture_output=True, text=True, timeout=300)
+                      f"--opt tinygrad --json", shell=True, capture_output=True, text=True, timeout=300,
+                      env={**env, "TG_CUDA_ARCH": "sm_80"})
   if tg.returncode != 0:
     return [f"{name} [{device}]: tg failed: {(tg.stderr.strip().splitlines() or ['?'])[-1]}"]
   import json

@@ -1,12 +1,37 @@
 #include "device/cuda/cuda_renderer.h"
 
+#include <algorithm>
+#include <cctype>
+
+#include "device/cuda/cuda_api.h"
 #include "util/error.h"
 
 namespace tg {
 
 namespace {
 
-RendererOpts cuda_opts() {
+// tinygrad's CUDA tensor core: mma.sync m16n8k16, half inputs, float accumulators (sm_80 and
+// later). (Its bfloat16 one needs nv_bfloat16 vectors; tg's CUDA bfloat16 is unsigned short.)
+TensorCore cuda_tensor_core() {
+  return {{8, 16, 16},
+          DType::Float16,
+          DType::Float32,
+          {{0, 2}, {0, 2}, {1, 2}, {1, 2}, {0, 2}},
+          {{{0}, {0}, {5}, {-2}, {0}, {-1, 1, 2, -3}, {3, 4}},
+           {{3}, {4}, {0}, {0}, {5}, {-1, 1, 2, -2}, {0}},
+           {{-1}, {1}, {5}, {-2}, {2}, {0}, {3, 4}}},
+          {{2, 2, 2}, {2, 2}, {2, 2}}};
+}
+
+// "sm_80" -> 80 ("sm_90a" -> 90)
+int arch_number(const std::string& arch) {
+  int n = 0;
+  for (size_t i = 3; i < arch.size() && std::isdigit((unsigned char)arch[i]); i++)
+    n = n * 10 + (arch[i] - '0');
+  return n;
+}
+
+RendererOpts cuda_opts(const std::string& arch) {
   RendererOpts o;
   o.device = "CUDA";
   o.has_local = true;
@@ -16,6 +41,7 @@ RendererOpts cuda_opts() {
   o.shared_max = 49152;
   o.supports_float4 = true;
   o.half_vectors = true;
+  if (arch_number(arch) >= 80) o.tensor_cores = {cuda_tensor_core()};
   return o;
 }
 
@@ -34,7 +60,9 @@ CStyleRenderer::Language cuda_language() {
 
 } // namespace
 
-CUDARenderer::CUDARenderer() : CStyleRenderer(cuda_opts(), cuda_language()) {}
+// (the architecture of this machine's GPU, TG_CUDA_ARCH, or sm_80: as tinygrad's, the kernels
+// are the target's)
+CUDARenderer::CUDARenderer() : CStyleRenderer(cuda_opts(cuda_default_arch()), cuda_language()) {}
 
 std::string CUDARenderer::render_dtype(DType dtype, bool value) const {
   if (dtype == DType::Float16) return "half";
@@ -95,6 +123,25 @@ std::string CUDARenderer::render_prefix(const std::vector<const UOp*>& uops) con
         "half4 r={x, y, z, w}; return r; }\n"
         "struct half8 { half x, y, z, w, a, b, c, d; }; __device__ half8 make_half8(half x, half y, half z, "
         "half w, half a, half b, half c, half d) { half8 r={x, y, z, w, a, b, c, d}; return r; }\n#endif\n";
+  // one device function per tensor core used (guarded, as the half vectors)
+  std::vector<std::string> wmmas;
+  for (const UOp* u : uops)
+    if (u->op == UOps::WMMA &&
+        std::find(wmmas.begin(), wmmas.end(), std::get<WmmaArg>(u->arg).name) == wmmas.end()) {
+      const WmmaArg& w = std::get<WmmaArg>(u->arg);
+      wmmas.push_back(w.name);
+      const std::string ti(c_name(w.dtype_in)), to(c_name(w.dtype_out));
+      const std::string ci = w.dtype_in == DType::Float16 ? "f16" : "f32",
+                        co = w.dtype_out == DType::Float16 ? "f16" : "f32";
+      out += "#ifndef TG_" + w.name + "\n#define TG_" + w.name + "\n__device__ " + to + "4 __" + w.name +
+             "(" + ti + "8 a, " + ti + "4 b, " + to +
+             "4 c) { int *a_pk = (int *) (&a), *b_pk = (int *) (&b);\n"
+             "asm( \"mma.sync.aligned.m16n8k16.row.col." +
+             co + "." + ci + "." + ci + "." + co +
+             " { %0, %1, %2, %3 }, { %4, %5, %6, %7 }, { %8, %9 }, { %0, %1, %2, %3 };\"\n"
+             "  : \"+f\"(c.x), \"+f\"(c.y), \"+f\"(c.z), \"+f\"(c.w) : \"r\"(a_pk[0]), \"r\"(a_pk[1]), "
+             "\"r\"(a_pk[2]),  \"r\"(a_pk[3]), \"r\"(b_pk[0]), \"r\"(b_pk[1]) );\nreturn c;}\n#endif\n";
+    }
   if (bf16)
     out += bf16_helpers({"__device__ static inline ", "unsigned short", "unsigned int", "__uint_as_float(%s)",
                          "__float_as_uint(%s)"});
