@@ -317,7 +317,8 @@ def run_pipeline(snip: Snippet, oracle: OracleResult, bindir: Path, target: Targ
     for name in oracle.inputs:
         ins += ["--in", f"{name}={snip.work / (name + '.npy')}"]
     stages = [
-        ("tg-trace", [str(bindir / "tg-trace"), str(snip.path.relative_to(ROOT)), "--arg", f"work={snip.work}"]),
+        ("tg-trace", [str(bindir / "tg-trace"), str(snip.path.relative_to(ROOT) if snip.path.is_relative_to(ROOT)
+                                                    else snip.path), "--arg", f"work={snip.work}"]),
         *([("tg-grad", [str(bindir / "tg-grad"), *snip.grad_args])] if snip.grad_args is not None else []),
         ("tg-schedule", [str(bindir / "tg-schedule")]),
         ("tg-codegen", [str(bindir / "tg-codegen"), "--device", target.device]),

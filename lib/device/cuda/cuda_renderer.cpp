@@ -8,8 +8,6 @@
 
 namespace tg {
 
-namespace {
-
 // tinygrad's CUDA tensor core: mma.sync m16n8k16, half inputs, float accumulators (sm_80 and
 // later). (Its bfloat16 one needs nv_bfloat16 vectors; tg's CUDA bfloat16 is unsigned short.)
 TensorCore cuda_tensor_core() {
@@ -22,6 +20,8 @@ TensorCore cuda_tensor_core() {
            {{-1}, {1}, {5}, {-2}, {2}, {0}, {3, 4}}},
           {{2, 2, 2}, {2, 2}, {2, 2}}};
 }
+
+namespace {
 
 // "sm_80" -> 80 ("sm_90a" -> 90)
 int arch_number(const std::string& arch) {

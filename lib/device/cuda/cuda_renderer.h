@@ -6,9 +6,12 @@
 
 namespace tg {
 
+// tinygrad's CUDA tensor core (WMMA_8_16_16_half_float), which CUDARenderer offers on sm_80 and later.
+TensorCore cuda_tensor_core();
+
 class CUDARenderer : public CStyleRenderer {
 public:
-  CUDARenderer();
+  CUDARenderer(); // for the architecture cuda_default_arch() names
   std::string render_dtype(DType dtype, bool value = true) const override;
   std::string code_for_op(Op op, const std::vector<std::string>& a, DType dtype) const override;
   std::string render_bitcast(const std::string& x, DType from, DType to) const override;

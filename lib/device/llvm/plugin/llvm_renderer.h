@@ -5,7 +5,9 @@
 // The values it computes are the C renderer's (render/render_c.cpp): C's integer promotions
 // and truncating division, MAX as (a>b)?a:b, compares that are false on NaN, bool as 0/1
 // bytes in memory, bfloat16 stored as uint16 and every bfloat16 result rounded to nearest
-// even. Float ops carry tinygrad's fast-math flags (MFLAGS: nsz arcp contract afn reassoc).
+// even. Float ops may contract (a multiply fused into its add, as clang -O2 does); tinygrad's
+// other fast-math flags (nsz arcp afn reassoc) are left out, so every kernel evaluates an
+// expression the same way (see the renderer).
 // The LLVM headers stay inside the .cpp.
 #pragma once
 #include <string>
