@@ -43,9 +43,14 @@ enum class NK : uint8_t {
   Pass,
   Break,
   Continue,
-  Assert, // kids: test [, msg]
-  With,   // kids[0] context expression [, kids[1] `as` target]; body (`with a, b:` nests)
-  Class,  // kids: base expressions (`object` dropped); func: the class body's scope; ref = the name
+  Assert,  // kids: test [, msg]
+  With,    // kids[0] context expression [, kids[1] `as` target]; body (`with a, b:` nests)
+  Class,   // kids: base expressions (`object` dropped); func: the class body's scope; ref = the name
+  Try,     // body; kids: Except handlers, then a Finally if any; orelse: the else block
+  Except,  // arg_kinds: the exception class names (none: bare `except:`); kids[0] `as` target or
+           // nullptr; body
+  Finally, // body
+  Raise,   // kids[0] the exception (a class or a call of one; none: re-raise)
 };
 
 enum class PyOp : uint8_t {

@@ -344,6 +344,10 @@ Interp::Flow Interp::exec_inner(const Node* s) {
   case NK::Class:
     exec_class(s);
     return Flow::Normal;
+  case NK::Try:
+    return exec_try(s);
+  case NK::Raise:
+    exec_raise(s);
   case NK::Assert:
     if (!truthy(eval(s->kids[0].get())))
       raise("AssertionError", s->kids.size() > 1 ? str(eval(s->kids[1].get())) : "");
@@ -351,6 +355,121 @@ Interp::Flow Interp::exec_inner(const Node* s) {
   default:
     raise("SyntaxError", "not a statement");
   }
+}
+
+namespace {
+
+// Python's built-in exception classes above `kind`, nearest first (Exception catches them all)
+const char* exception_parent(const std::string& kind) {
+  static const std::pair<const char*, const char*> parents[] = {{"ZeroDivisionError", "ArithmeticError"},
+                                                                {"OverflowError", "ArithmeticError"},
+                                                                {"FloatingPointError", "ArithmeticError"},
+                                                                {"IndexError", "LookupError"},
+                                                                {"KeyError", "LookupError"},
+                                                                {"NotImplementedError", "RuntimeError"},
+                                                                {"RecursionError", "RuntimeError"},
+                                                                {"ModuleNotFoundError", "ImportError"},
+                                                                {"UnicodeError", "ValueError"},
+                                                                {"FileNotFoundError", "OSError"},
+                                                                {"PermissionError", "OSError"},
+                                                                {"IsADirectoryError", "OSError"},
+                                                                {"IndentationError", "SyntaxError"},
+                                                                {"UnboundLocalError", "NameError"}};
+  for (auto [child, parent] : parents)
+    if (kind == child) return parent;
+  return nullptr;
+}
+
+bool exception_matches(std::string kind, const std::string& handler) {
+  if (handler == "Exception" || handler == "BaseException") return true;
+  for (const char* k = kind.c_str(); k; k = exception_parent(kind)) {
+    kind = k;
+    if (kind == handler) return true;
+  }
+  return false;
+}
+
+} // namespace
+
+// try/except/else/finally as Python runs it. An error is matched by its class name (and
+// Python's hierarchy of built-in exceptions); the handler's `as` name gets the message.
+// finally runs on every way out; a return, break or continue in it replaces that way out.
+Interp::Flow Interp::exec_try(const Node* s) {
+  const Node* fin = s->kids.back()->kind == NK::Finally ? s->kids.back().get() : nullptr;
+  Flow f = Flow::Normal;
+  try {
+    bool handled = false;
+    try {
+      f = exec_block(s->body);
+    } catch (PyError& e) {
+      const Node* h = nullptr;
+      for (const auto& k : s->kids) {
+        if (k->kind != NK::Except) continue;
+        bool match = k->arg_kinds.empty();
+        for (Sym c : k->arg_kinds) match = match || exception_matches(e.kind(), sym_name(c));
+        if (match) {
+          h = k.get();
+          break;
+        }
+      }
+      if (!h) throw;
+      handled = true;
+      if (h->kids[0]) store(h->kids[0]->ref, Value::str(e.what()));
+      handling_.push_back(e);
+      try {
+        f = exec_block(h->body);
+      } catch (...) {
+        handling_.pop_back();
+        throw;
+      }
+      handling_.pop_back();
+    }
+    if (!handled && f == Flow::Normal) f = exec_block(s->orelse);
+  } catch (PyError&) {
+    if (fin) {
+      Flow ff = exec_block(fin->body);
+      if (ff != Flow::Normal) return ff; // (Python: the error is dropped)
+    }
+    throw;
+  }
+  if (fin) {
+    Value saved = return_value_;
+    Flow ff = exec_block(fin->body);
+    if (ff != Flow::Normal) return ff;
+    return_value_ = saved;
+  }
+  return f;
+}
+
+// raise: a class of exception or a call of one (its message: the one argument's str, or the
+// arguments' repr as a tuple), the message of the exception being handled (`except E as e:
+// raise e`), or nothing: the exception being handled again.
+void Interp::exec_raise(const Node* s) {
+  if (s->kids.empty()) {
+    if (handling_.empty()) throw PyError("RuntimeError", "No active exception to reraise", s->line);
+    throw handling_.back();
+  }
+  const Node* x = s->kids[0].get();
+  const Node* cls = x->kind == NK::Call ? x->kids[0].get() : x;
+  if (cls->kind == NK::Name && cls->ref.scope == Scope::Global) {
+    const std::string& kind = sym_name(cls->ref.sym);
+    bool builtin_class = kind == "Exception" || kind == "BaseException" || exception_parent(kind) ||
+                         (kind.size() > 5 && (kind.rfind("Error") == kind.size() - 5));
+    if (builtin_class) {
+      std::string message;
+      if (x->kind == NK::Call) {
+        CallArgs args;
+        collect_args(x, 1, args);
+        if (!args.kw.empty()) raise("TypeError", kind + "() takes no keyword arguments");
+        if (args.pos.size() == 1) message = str(args.pos[0]);
+        if (args.pos.size() > 1) message = repr(Value::tuple(args.pos));
+      }
+      throw PyError(kind, message, s->line);
+    }
+  }
+  Value v = eval(x);
+  if (v.kind == VKind::Str && !handling_.empty() && v.s() == handling_.back().what()) throw handling_.back();
+  raise("TypeError", "exceptions must derive from BaseException");
 }
 
 // `with EXPR [as TARGET]: body`, as Python runs it: __enter__ (its value bound to TARGET), the

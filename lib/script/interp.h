@@ -139,6 +139,8 @@ private:
   Flow exec(const Node* s);
   Flow exec_inner(const Node* s);
   Flow exec_with(const Node* s);
+  Flow exec_try(const Node* s);
+  [[noreturn]] void exec_raise(const Node* s);
   void exec_class(const Node* s);
   Value instantiate(const Value& cls, CallArgs& args);
   void assign(const Node* target, const Value& v);
@@ -161,6 +163,7 @@ private:
   // that cycles are freed (no garbage collector, as Python's, would find them).
   std::vector<std::weak_ptr<Frame>> captured_;
   Value return_value_;
+  std::vector<PyError> handling_; // the exceptions whose handlers run (a bare `raise` re-raises)
   int depth_ = 0, recursion_limit_;
 };
 

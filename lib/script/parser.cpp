@@ -90,7 +90,8 @@ private:
     if (at_kw("def")) return out.push_back(def_stmt());
     if (at_kw("with")) return out.push_back(with_stmt());
     if (at_kw("class")) return out.push_back(class_stmt());
-    for (const char* w : {"try", "async", "global", "nonlocal", "del", "raise", "yield"})
+    if (at_kw("try")) return out.push_back(try_stmt());
+    for (const char* w : {"async", "global", "nonlocal", "del", "yield"})
       if (at_kw(w)) error(std::string("'") + w + "' is not supported in .tg scripts");
     if (at(TK::Indent)) unexpected();
     simple_statements(out);
@@ -114,6 +115,14 @@ private:
     if (accept_kw("return")) {
       auto r = std::make_unique<Node>(NK::Return, line);
       if (!at(TK::Newline) && !at_op(";")) r->kids.push_back(testlist(true));
+      return r;
+    }
+    if (accept_kw("raise")) { // raise [EXC [from EXC]]
+      auto r = std::make_unique<Node>(NK::Raise, line);
+      if (!at(TK::Newline) && !at_op(";") && !at(TK::End)) {
+        r->kids.push_back(test());
+        if (accept_kw("from")) test(); // (the cause is not kept)
+      }
       return r;
     }
     if (accept_kw("assert")) {
@@ -301,6 +310,43 @@ private:
     n->kids.push_back(testlist(false));
     n->body = suite();
     if (at_kw("else")) error("'for ... else' is not supported in .tg scripts");
+    return n;
+  }
+
+  // try: suite (except [NAME | (NAME, ...)] [as NAME]: suite)* [else: suite] [finally: suite].
+  // Handlers name exception classes (tg has no exception objects: a handler's `as` name is the
+  // message, a str).
+  NodePtr try_stmt() {
+    auto n = node(NK::Try);
+    ++i_;
+    n->body = suite();
+    while (at_kw("except")) {
+      auto h = node(NK::Except);
+      ++i_;
+      if (!at_op(":")) {
+        bool paren = accept_op("(");
+        h->arg_kinds.push_back(intern(name()));
+        while (paren && accept_op(",") && !at_op(")")) h->arg_kinds.push_back(intern(name()));
+        if (paren) expect_op(")");
+        if (accept_kw("as")) {
+          auto t = node(NK::Name);
+          t->ref.sym = intern(name());
+          h->kids.push_back(std::move(t));
+        }
+      }
+      if (h->kids.empty()) h->kids.push_back(nullptr);
+      h->body = suite();
+      n->kids.push_back(std::move(h));
+    }
+    const bool handlers = !n->kids.empty();
+    if (handlers && accept_kw("else")) n->orelse = suite();
+    if (at_kw("finally")) {
+      auto f = node(NK::Finally);
+      ++i_;
+      f->body = suite();
+      n->kids.push_back(std::move(f));
+    }
+    if (n->kids.empty()) error("expected 'except' or 'finally' block");
     return n;
   }
 

@@ -51,6 +51,12 @@ private:
       case NK::Class:
         sc.declare(s->ref.sym);
         break;
+      case NK::Try: // the handlers' `as` names and bodies, and finally's body
+        for (auto& h : s->kids) {
+          if (h->kind == NK::Except && h->kids[0]) collect_target(*h->kids[0], sc);
+          collect_block(h->body, sc);
+        }
+        break;
       default:
         break;
       }

@@ -410,5 +410,42 @@ TEST(ScriptStrings, fstrings_format_and_percent) {
   EXPECT_EQ(error("print('%d %d' % (1,))"), "1: TypeError: not enough arguments for format string");
 }
 
+TEST(ScriptExceptions, handlers_match_by_class_and_python_hierarchy) {
+  EXPECT_EQ(run("try:\n  {}['k']\nexcept IndexError:\n  print('index')\nexcept LookupError as e:\n  "
+                "print('lookup', e)\n"),
+            "lookup 'k'\n");
+  EXPECT_EQ(run("try:\n  1 // 0\nexcept (TypeError, ArithmeticError) as e:\n  print(e)\n"),
+            "integer division or modulo by zero\n");
+  EXPECT_EQ(run("try:\n  raise NotImplementedError('later')\nexcept RuntimeError as e:\n  print('rt', e)\n"),
+            "rt later\n");
+  EXPECT_EQ(
+      run("try:\n  x = 1\nexcept:\n  print('no')\nelse:\n  print('else', x)\nfinally:\n  print('fin')\n"),
+      "else 1\nfin\n");
+  // an unmatched error goes on after finally, with its line
+  EXPECT_EQ(error("try:\n  y = undefined\nexcept ValueError:\n  pass\nfinally:\n  print('fin')\n"),
+            "2: NameError: name 'undefined' is not defined");
+}
+
+TEST(ScriptExceptions, finally_runs_on_return_break_and_errors) {
+  EXPECT_EQ(run("def f():\n  try:\n    return 1\n  finally:\n    print('f')\nprint(f())\n"), "f\n1\n");
+  EXPECT_EQ(run("def g():\n  try:\n    return 1\n  finally:\n    return 2\nprint(g())\n"), "2\n");
+  EXPECT_EQ(run("for i in range(3):\n  try:\n    if i == 1: break\n  finally:\n    print(i)\n"), "0\n1\n");
+  EXPECT_EQ(
+      run("def h():\n  try:\n    raise ValueError('v')\n  finally:\n    return 'swallowed'\nprint(h())\n"),
+      "swallowed\n");
+}
+
+TEST(ScriptExceptions, raise_forms) {
+  EXPECT_EQ(error("raise ValueError('bad', 3)"), "1: ValueError: ('bad', 3)");
+  EXPECT_EQ(error("raise KeyError"), "1: KeyError: ");
+  EXPECT_EQ(error("try:\n  1 // 0\nexcept ZeroDivisionError:\n  raise\n"),
+            "2: ZeroDivisionError: integer division or modulo by zero");
+  EXPECT_EQ(error("try:\n  [][1]\nexcept Exception as e:\n  raise e\n"),
+            "2: IndexError: list index out of range");
+  EXPECT_EQ(error("raise"), "1: RuntimeError: No active exception to reraise");
+  EXPECT_EQ(error("raise 3"), "1: TypeError: exceptions must derive from BaseException");
+  EXPECT_EQ(error("try:\n  pass\n"), "3: SyntaxError: expected 'except' or 'finally' block");
+}
+
 } // namespace
 } // namespace tg
