@@ -209,6 +209,7 @@ Value import_module(const std::string& path) {
     return Value::of(VKind::Module, std::move(m));
   };
   if (path == "math") return global("math");
+  if (path == "functools") return global("functools");
   if (path == "tinygrad.helpers") return global("<tinygrad.helpers>");
   if (path == "tinygrad") {
     const ModuleObj& extra = global("<tinygrad>").as<ModuleObj>();
@@ -230,7 +231,7 @@ Value import_module(const std::string& path) {
   raise("ModuleNotFoundError", "No module named '" + path +
                                    "' in tg (it provides tinygrad, tinygrad.tensor, "
                                    "tinygrad.dtype, tinygrad.helpers, tinygrad.nn, tinygrad.nn.optim, "
-                                   "tinygrad.nn.state, math, typing)");
+                                   "tinygrad.nn.state, math, functools, typing)");
 }
 
 // staticmethod(f) / classmethod(f): a marker object holding f as __func__
@@ -1100,6 +1101,7 @@ void register_builtins(Registry& r) {
   math->name = "math";
   register_math(r, *math);
   r.globals[intern("math")] = Value::of(VKind::Module, math);
+  register_functools(r);
   register_sequences(r);
   register_pipeline(r);
 }

@@ -42,7 +42,10 @@ ParamSpec ParamSpec::parse(const std::string& spec) {
     if (item.empty()) continue;
     Value def;
     def.kind = VKind::Unbound;
-    if (item[0] == '*') {
+    if (item.rfind("**", 0) == 0) {
+      p.kwarg = int(p.names.size());
+      item = item.substr(2);
+    } else if (item[0] == '*') {
       p.vararg = int(p.names.size());
       item = item.substr(1);
     } else if (size_t eq = item.find('='); eq != std::string::npos) {

@@ -94,11 +94,12 @@ struct Registry {
   void function(const std::string& name, const std::string& spec, NativeFn fn);
 };
 const Registry& registry();
-void register_builtins(Registry& r); // builtins.cpp
-void register_tensor(Registry& r);   // tensor_bindings.cpp
-void register_state(Registry& r);    // state_bindings.cpp: dict methods, nn.state
-void register_nn(Registry& r);       // nn_bindings.cpp
-void register_optim(Registry& r);    // optim_bindings.cpp: nn.optim
+void register_builtins(Registry& r);  // builtins.cpp
+void register_tensor(Registry& r);    // tensor_bindings.cpp
+void register_state(Registry& r);     // state_bindings.cpp: dict methods, nn.state
+void register_nn(Registry& r);        // nn_bindings.cpp
+void register_optim(Registry& r);     // optim_bindings.cpp: nn.optim
+void register_functools(Registry& r); // functools_module.cpp: functools.reduce, functools.partial
 // The global module `nn` (tinygrad.nn), made on first use: layers, nn.state and nn.optim are
 // registered into it from three files.
 ModuleObj& nn_module(Registry& r);

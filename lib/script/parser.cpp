@@ -209,9 +209,10 @@ private:
     };
     auto check_module = [&](const std::string& m) {
       // typing: annotations are parsed but not evaluated, so its names need not exist
-      if (m != "math" && m != "typing" && m != "tinygrad" && m.rfind("tinygrad.", 0) != 0)
+      if (m != "math" && m != "functools" && m != "typing" && m != "tinygrad" && m.rfind("tinygrad.", 0) != 0)
         throw PyError("ModuleNotFoundError",
-                      "No module named '" + m + "' (a .tg script can import only tinygrad, math and typing)",
+                      "No module named '" + m +
+                          "' (a .tg script can import only tinygrad, math, functools and typing)",
                       cur().line);
     };
     if (accept_kw("import")) {

@@ -447,5 +447,18 @@ TEST(ScriptExceptions, raise_forms) {
   EXPECT_EQ(error("try:\n  pass\n"), "3: SyntaxError: expected 'except' or 'finally' block");
 }
 
+TEST(ScriptFunctools, reduce_and_partial) {
+  EXPECT_EQ(show("functools.reduce(lambda a, b: a - b, [10, 3, 2]), functools.reduce(max, [], 5)"),
+            "(5, 5)\n");
+  EXPECT_EQ(error("functools.reduce(max, [])"),
+            "1: TypeError: reduce() of empty iterable with no initial value");
+  EXPECT_EQ(run("import functools\nf = functools.partial(lambda a, b, c=0: (a, b, c), 1, c=3)\nprint(f(2), "
+                "f(2, c=4))\n"),
+            "(1, 2, 3) (1, 2, 4)\n");
+  EXPECT_EQ(error("import itertools"),
+            "1: ModuleNotFoundError: No module named 'itertools' (a .tg script can import only "
+            "tinygrad, math, functools and typing)");
+}
+
 } // namespace
 } // namespace tg
