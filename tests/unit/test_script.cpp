@@ -211,7 +211,7 @@ TEST(ScriptStatements, imports_of_tinygrad_math_and_typing_are_accepted) {
       "2.0\n");
   EXPECT_EQ(error("import numpy"),
             "1: ModuleNotFoundError: No module named 'numpy' (a .tg script can import only "
-            "tinygrad, math and typing)");
+            "tinygrad, math, functools and typing)");
 }
 
 TEST(ScriptFunctions, keyword_only_parameters_and_var_keywords) {
