@@ -91,6 +91,9 @@ bool is_unsigned(DType dt) {
   return dt == DType::UInt8 || dt == DType::UInt16 || dt == DType::UInt32 || dt == DType::UInt64;
 }
 bool is_int(DType dt) { return dt != DType::Bool && !is_float(dt); }
+bool float_cast_through_int64(DType to) {
+  return to == DType::Int8 || to == DType::UInt8 || to == DType::Int16 || to == DType::UInt16;
+}
 
 std::optional<DType> dtype_from_name(std::string_view name) {
   for (int i = 0; i < kNumDTypes; ++i)

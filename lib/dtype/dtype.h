@@ -34,6 +34,11 @@ std::string dtype_repr(DType dt);     // tinygrad's repr: "dtypes.float", "dtype
 bool is_float(DType dt);
 bool is_int(DType dt); // signed or unsigned
 bool is_unsigned(DType dt);
+// Host devices convert a float to this integer type through int64, which makes an out-of-range
+// value (undefined in C and poison in LLVM) wrap as numpy's does on x86 (-4.5 -> uint8 252): the
+// 8- and 16-bit types. (int32 keeps tinygrad's plain conversion and text; uint32 too, where
+// tinygrad's clang, on AVX-512, gives cvttss2usi's 0xffffffff for a negative value.)
+bool float_cast_through_int64(DType to);
 std::optional<DType> dtype_from_name(std::string_view name); // accepts aliases: float, half, uint ...
 std::optional<DType> dtype_from_npy_descr(std::string_view descr);
 

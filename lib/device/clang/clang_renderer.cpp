@@ -137,9 +137,16 @@ std::string ClangRenderer::code_for_vector_op(Op op, const std::vector<std::stri
 // return (xmm0 in GCC 12's ABI) it reads from another register: garbage. tg_d2h takes two steps
 // that give the one correct rounding: double -> float rounded to odd (tg_float_odd: truncate,
 // then set the sticky bit when inexact), then float -> half, which the CPU does inline.
+//
+// A float converted to an integer type it does not fit is undefined in C, and clang -O2 then
+// folds e.g. (short)(unsigned char)f into one conversion to short: -4.5f -> uint8 came out -4
+// in one kernel and 252 in another. Through long long, a float of magnitude below 2^63 wraps
+// into the narrower type as numpy gives it on x86 (252), in every kernel.
 std::string ClangRenderer::render_cast(const std::string& x, DType from, DType to) const {
   if (from == DType::Float64 && to == DType::Float16)
     return "(" + render_dtype(to) + ")tg_float_odd(" + x + ")";
+  if (is_float(from) && float_cast_through_int64(to))
+    return "(" + render_dtype(to) + ")(long long)(" + x + ")";
   return CStyleRenderer::render_cast(x, from, to);
 }
 

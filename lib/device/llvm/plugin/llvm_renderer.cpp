@@ -289,6 +289,9 @@ private:
                             : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
     if (is_float(from) && is_float(to))
       return itemsize(to) > itemsize(from) ? b_.CreateFPExt(v, t) : b_.CreateFPTrunc(v, t);
+    // (through i64 for the narrow types: an out-of-range value wraps as in CLANG, not poison)
+    if (is_float(from) && float_cast_through_int64(to))
+      return b_.CreateTrunc(b_.CreateFPToSI(v, llvm::Type::getInt64Ty(ctx_)), t);
     if (is_float(from)) return is_unsigned(to) ? b_.CreateFPToUI(v, t) : b_.CreateFPToSI(v, t);
     if (is_float(to)) return is_signed_int(from) ? b_.CreateSIToFP(v, t) : b_.CreateUIToFP(v, t);
     return b_.CreateIntCast(v, t, is_signed_int(from));
