@@ -226,12 +226,14 @@ public:
     // alias; its only use is the shape, which places each thread's elements)
     if (k_.tc() && k_.tensor_core_opts) {
       const TensorCore& tc = *k_.tc();
-      std::vector<int> pattern(size_t(k_.global_dims()), 0);
-      pattern.resize(pattern.size() + tc.threads.size(), 2);
-      pattern.resize(pattern.size() + size_t(k_.local_dims) - tc.threads.size(), 0);
-      pattern.resize(pattern.size() + size_t(shape_len - up - fr), 0);
-      pattern.resize(pattern.size() + 2, 1);
-      pattern.resize(pattern.size() + size_t(up - 2), 3);
+      std::vector<int> pattern;
+      auto add = [&](int64_t n, int v) { pattern.insert(pattern.end(), size_t(std::max<int64_t>(n, 0)), v); };
+      add(k_.global_dims(), 0);
+      add(int64_t(tc.threads.size()), 2);
+      add(k_.local_dims - int64_t(tc.threads.size()), 0); // (Python's [0]*n: none when n < 0)
+      add(shape_len - up - fr, 0);
+      add(2, 1);
+      add(up - 2, 3);
       for (const auto& [op, bufs] : k_.bufs_for_tensor_core)
         for (int b : {bufs.first, bufs.second}) alias_buffer(op, b, pattern);
     }
@@ -588,6 +590,9 @@ private:
   // priorities (1 first: the unrolled K and first upcast; 2: the warp threads; 3: upcasts)
   void alias_buffer(const LazyOp* op, int i, const std::vector<int>& pattern) {
     const ShapeTracker& st = sts_[size_t(i)];
+    if (pattern.size() != st.shape().size())
+      fail("RuntimeError", "linearize: a tensor core's alias pattern has " + std::to_string(pattern.size()) +
+                               " dims for a buffer of " + std::to_string(st.shape().size()));
     auto real = st.real_strides();
     Shape shp(st.shape().size()), stride(st.shape().size(), 0);
     for (size_t j = 0; j < shp.size(); j++) shp[j] = pattern[j] != 0 ? st.shape()[j] : 1;
