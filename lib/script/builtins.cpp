@@ -196,6 +196,14 @@ std::string percent_format(const std::string& fmt, const Value& args) {
   return out;
 }
 
+bool is_callable(const Value& v) {
+  if (v.kind == VKind::Function || v.kind == VKind::Builtin || v.kind == VKind::Method) return true;
+  if (v.kind != VKind::Module) return false;
+  const ModuleObj& m = v.as<ModuleObj>();
+  return m.is_class || m.call_self || m.ctor ||
+         (m.instance && m.cls && m.cls->attrs.count(intern("__call__")));
+}
+
 namespace {
 
 // What `import PATH` gives: tg's names under tinygrad's module paths.
@@ -520,7 +528,35 @@ void register_math(Registry& r, ModuleObj& m) {
       });
 }
 
+// sorted() and list.sort(): stable, and reverse keeps equal elements in their order, as Python
+std::vector<Value> sorted_values(Interp& in, std::vector<Value> v, const Value& key, bool reverse) {
+  std::vector<Value> keys = v;
+  if (!key.is_none())
+    for (auto& k : keys) {
+      CallArgs c;
+      c.pos = {k};
+      k = in.call(key, c);
+    }
+  std::vector<size_t> order(v.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    Value dummy;
+    return reverse ? in.compare(PyOp::Lt, keys[y], keys[x], &dummy)
+                   : in.compare(PyOp::Lt, keys[x], keys[y], &dummy);
+  });
+  std::vector<Value> out;
+  for (size_t k : order) out.push_back(v[k]);
+  return out;
+}
+
 void register_sequences(Registry& r) {
+  r.method(
+      VKind::List, "sort", "self, *, key=None, reverse=False",
+      +[](Interp& in, Args& a) {
+        a[0].items() = sorted_values(in, a[0].items(), a[2], truthy(a[3])); // (a[1]: the bare *)
+        return Value();
+      },
+      "list");
   r.method(
       VKind::List, "append", "self, object",
       +[](Interp&, Args& a) {
@@ -589,6 +625,71 @@ void register_sequences(Registry& r) {
         },
         owner);
   }
+  r.method(
+      VKind::Str, "format", "self, *args, **kwargs",
+      +[](Interp&, Args& a) {
+        // "{}", "{0}", "{name}", each with !r/!s and :spec; "{{" and "}}" are braces
+        const std::string& t = a[0].s();
+        const auto& pos = a[1].items();
+        const auto& kw = a[2].as<DictObj>().items;
+        std::string out;
+        size_t auto_index = 0;
+        int numbering = 0;
+        for (size_t i = 0; i < t.size(); ++i) {
+          char c = t[i];
+          if (c == '}') {
+            if (i + 1 < t.size() && t[i + 1] == '}')
+              ++i;
+            else
+              raise("ValueError", "Single '}' encountered in format string");
+            out += '}';
+            continue;
+          }
+          if (c != '{') {
+            out += c;
+            continue;
+          }
+          if (i + 1 < t.size() && t[i + 1] == '{') {
+            out += '{';
+            ++i;
+            continue;
+          }
+          size_t end = t.find('}', i);
+          if (end == std::string::npos) raise("ValueError", "expected '}' before end of string");
+          std::string field = t.substr(i + 1, end - i - 1), spec, conv;
+          i = end;
+          if (size_t colon = field.find(':'); colon != std::string::npos) {
+            spec = field.substr(colon + 1);
+            field = field.substr(0, colon);
+          }
+          if (size_t bang = field.find('!'); bang != std::string::npos) {
+            conv = field.substr(bang + 1);
+            field = field.substr(0, bang);
+          }
+          const Value* v = nullptr;
+          if (field.empty() || std::isdigit((unsigned char)field[0])) {
+            int mode = field.empty() ? 1 : 2; // automatic or manual numbering, never both
+            if (numbering && numbering != mode)
+              raise("ValueError",
+                    mode == 2 ? "cannot switch from automatic field numbering to manual field specification"
+                              : "cannot switch from manual field specification to automatic field numbering");
+            numbering = mode;
+            size_t k = field.empty() ? auto_index++ : size_t(std::stoul(field));
+            if (k >= pos.size())
+              raise("IndexError",
+                    "Replacement index " + std::to_string(k) + " out of range for positional args tuple");
+            v = &pos[k];
+          } else {
+            for (auto& [name, x] : kw)
+              if (name == field) v = &x;
+            if (!v) raise("KeyError", "'" + field + "'");
+          }
+          Value shown = conv == "r" ? Value::str(repr(*v)) : conv == "s" ? Value::str(str(*v)) : *v;
+          out += format_value(shown, spec);
+        }
+        return Value::str(out);
+      },
+      "str");
   r.method(
       VKind::Str, "join", "self, iterable",
       +[](Interp& in, Args& a) {
@@ -867,24 +968,7 @@ void register_builtins(Registry& r) {
       });
   r.function(
       "sorted", "iterable, key=None, reverse=False", +[](Interp& in, Args& a) {
-        std::vector<Value> v = in.iterate(a[0]);
-        std::vector<Value> keys = v;
-        if (!a[1].is_none())
-          for (auto& k : keys) {
-            CallArgs c;
-            c.pos = {k};
-            k = in.call(a[1], c);
-          }
-        std::vector<size_t> order(v.size());
-        for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-        std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-          Value dummy;
-          return in.compare(PyOp::Lt, keys[x], keys[y], &dummy);
-        });
-        std::vector<Value> out;
-        for (size_t k : order) out.push_back(v[k]);
-        if (truthy(a[2])) std::reverse(out.begin(), out.end());
-        return Value::list(std::move(out));
+        return Value::list(sorted_values(in, in.iterate(a[0]), a[1], truthy(a[2])));
       });
   r.function(
       "all", "iterable", +[](Interp& in, Args& a) {
@@ -903,11 +987,92 @@ void register_builtins(Registry& r) {
         if (a[0].is_intlike()) return Value::integer(a[0].as_int());
         double x = to_double(a[0], "round() argument");
         if (a[1].is_none()) return int_of(Value::floating(std::nearbyint(x))); // half to even
-        double p = std::pow(10.0, double(to_index(a[1])));
+        int64_t nd = to_index(a[1]);
+        if (nd >= 0 && nd <= 300 && std::isfinite(x)) {
+          // Python rounds the double's exact value, half to even: round(2.675, 2) is 2.67 (it is
+          // 2.67499999...), which x*100 would round up. printf rounds the exact value too.
+          char buf[400];
+          std::snprintf(buf, sizeof buf, "%.*f", int(nd), x);
+          return Value::floating(std::strtod(buf, nullptr));
+        }
+        double p = std::pow(10.0, double(nd));
         return Value::floating(std::nearbyint(x * p) / p);
       });
   r.function(
-      "pow", "base, exp", +[](Interp& in, Args& a) { return in.binary(PyOp::Pow, a[0], a[1]); });
+      "pow", "base, exp, mod=None", +[](Interp& in, Args& a) {
+        if (a[2].is_none()) return in.binary(PyOp::Pow, a[0], a[1]);
+        if (!a[0].is_intlike() || !a[1].is_intlike() || !a[2].is_intlike())
+          raise("TypeError", "pow() 3rd argument not allowed unless all arguments are integers");
+        int64_t b = a[0].as_int(), e = a[1].as_int(), m = a[2].as_int();
+        if (m == 0) raise("ValueError", "pow() 3rd argument cannot be 0");
+        if (e < 0)
+          raise("ValueError", "pow() negative exponent with a modulus is not supported in .tg scripts");
+        auto mod = [m](__int128 v) { return int64_t(((v % m) + m) % m); };
+        int64_t r = mod(1), x = mod(b);
+        for (; e > 0; e >>= 1, x = mod(__int128(x) * x))
+          if (e & 1) r = mod(__int128(r) * x);
+        return Value::integer(r);
+      });
+  r.function(
+      "map", "function, *iterables", +[](Interp& in, Args& a) {
+        std::vector<std::vector<Value>> its;
+        for (const Value& v : a[1].items()) its.push_back(in.iterate(v));
+        if (its.empty()) raise("TypeError", "map() must have at least two arguments.");
+        size_t n = its[0].size();
+        for (auto& it : its) n = std::min(n, it.size());
+        std::vector<Value> out;
+        for (size_t k = 0; k < n; ++k) {
+          CallArgs args;
+          for (auto& it : its) args.pos.push_back(it[k]);
+          out.push_back(in.call(a[0], args));
+        }
+        return Value::list(std::move(out)); // (a list: .tg has no lazy iterators)
+      });
+  r.function(
+      "filter", "function, iterable", +[](Interp& in, Args& a) {
+        std::vector<Value> out;
+        for (Value& v : in.iterate(a[1])) {
+          bool keep;
+          if (a[0].is_none()) {
+            keep = truthy(v);
+          } else {
+            CallArgs args;
+            args.pos.push_back(v);
+            keep = truthy(in.call(a[0], args));
+          }
+          if (keep) out.push_back(std::move(v));
+        }
+        return Value::list(std::move(out));
+      });
+  r.function(
+      "dict", "*args, **kwargs", +[](Interp& in, Args& a) {
+        const auto& pos = a[0].items();
+        if (pos.size() > 1)
+          raise("TypeError", "dict expected at most 1 argument, got " + std::to_string(pos.size()));
+        std::vector<std::pair<std::string, Value>> items;
+        auto put = [&](const std::string& k, Value v) {
+          for (auto& [have, x] : items)
+            if (have == k) return void(x = std::move(v));
+          items.emplace_back(k, std::move(v));
+        };
+        if (!pos.empty()) {
+          if (pos[0].kind == VKind::Dict) {
+            for (auto& [k, v] : pos[0].as<DictObj>().items) put(k, v);
+          } else {
+            for (Value& kv : in.iterate(pos[0])) {
+              std::vector<Value> pair = in.iterate(kv);
+              if (pair.size() != 2)
+                raise("ValueError", "dictionary update sequence element has length " +
+                                        std::to_string(pair.size()) + "; 2 is required");
+              put(dict_key(pair[0]), pair[1]);
+            }
+          }
+        }
+        for (auto& [k, v] : a[1].as<DictObj>().items) put(k, v);
+        return make_dict(std::move(items));
+      });
+  r.function(
+      "callable", "obj", +[](Interp&, Args& a) { return Value::boolean(is_callable(a[0])); });
   r.function(
       "divmod", "a, b", +[](Interp& in, Args& a) {
         return Value::tuple({in.binary(PyOp::FloorDiv, a[0], a[1]), in.binary(PyOp::Mod, a[0], a[1])});

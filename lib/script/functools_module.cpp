@@ -9,14 +9,6 @@ namespace {
 
 using Args = std::vector<Value>;
 
-bool is_callable(const Value& v) {
-  if (v.kind == VKind::Function || v.kind == VKind::Builtin || v.kind == VKind::Method) return true;
-  if (v.kind != VKind::Module) return false;
-  const ModuleObj& m = v.as<ModuleObj>();
-  return m.is_class || m.call_self || m.ctor ||
-         (m.instance && m.cls && m.cls->attrs.count(intern("__call__")));
-}
-
 // partial(func, *args, **keywords)(*more, **kw) = func(*args, *more, **keywords, **kw)
 Value call_partial(Interp& in, const Value& self, CallArgs& args) {
   const ModuleObj& p = self.as<ModuleObj>();

@@ -586,6 +586,20 @@ void Interp::assign(const Node* t, const Value& v) {
       raise("TypeError", "cannot unpack non-iterable " + type_name(v) + " object");
     std::vector<Value> items = iterate(v);
     size_t n = t->kids.size();
+    size_t star = n;
+    for (size_t k = 0; k < n; ++k)
+      if (t->kids[k]->kind == NK::Starred) star = k;
+    if (star < n) { // a, *b, c = ...: b gets the middle as a list
+      if (items.size() < n - 1)
+        raise("ValueError", "not enough values to unpack (expected at least " + std::to_string(n - 1) +
+                                ", got " + std::to_string(items.size()) + ")");
+      size_t after = n - 1 - star;
+      for (size_t k = 0; k < star; ++k) assign(t->kids[k].get(), items[k]);
+      assign(t->kids[star]->kids[0].get(),
+             Value::list(std::vector<Value>(items.begin() + long(star), items.end() - long(after))));
+      for (size_t k = 0; k < after; ++k) assign(t->kids[star + 1 + k].get(), items[items.size() - after + k]);
+      return;
+    }
     if (items.size() > n)
       raise("ValueError", "too many values to unpack (expected " + std::to_string(n) + ")");
     if (items.size() < n)
@@ -598,6 +612,8 @@ void Interp::assign(const Node* t, const Value& v) {
     Value obj = eval(t->kids[0].get());
     Value idx = eval(t->kids[1].get());
     if (obj.kind == VKind::List) {
+      if (idx.kind == VKind::Slice)
+        raise("TypeError", "slice assignment to a list is not supported in .tg scripts");
       if (!idx.is_intlike())
         raise("TypeError", "list indices must be integers or slices, not " + type_name(idx));
       auto& items = obj.items();

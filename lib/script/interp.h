@@ -100,6 +100,7 @@ void register_state(Registry& r);     // state_bindings.cpp: dict methods, nn.st
 void register_nn(Registry& r);        // nn_bindings.cpp
 void register_optim(Registry& r);     // optim_bindings.cpp: nn.optim
 void register_functools(Registry& r); // functools_module.cpp: functools.reduce, functools.partial
+bool is_callable(const Value& v);     // Python's callable() (builtins.cpp)
 // The global module `nn` (tinygrad.nn), made on first use: layers, nn.state and nn.optim are
 // registered into it from three files.
 ModuleObj& nn_module(Registry& r);

@@ -254,12 +254,21 @@ private:
     case NK::Subscript:
       return;
     case NK::TupleExpr:
-    case NK::ListExpr:
+    case NK::ListExpr: {
       if (augmented) error("'tuple' is an illegal expression for augmented assignment");
-      for (auto& k : n.kids) check_target(*k, false);
+      int starred = 0;
+      for (auto& k : n.kids) {
+        if (k->kind == NK::Starred) {
+          if (++starred > 1) error("multiple starred expressions in assignment");
+          check_target(*k->kids[0], false);
+          continue;
+        }
+        check_target(*k, false);
+      }
       return;
+    }
     case NK::Starred:
-      error("starred assignment targets are not supported in .tg scripts");
+      error("starred assignment target must be in a list or tuple");
     case NK::Call:
       error("cannot assign to function call");
     case NK::Const:
