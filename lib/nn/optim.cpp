@@ -40,6 +40,22 @@ void Optimizer::zero_grad() {
   for (Tensor& p : params) p.set_grad(nullptr);
 }
 
+OptimizerGroup::OptimizerGroup(std::vector<std::shared_ptr<Optimizer>> opts) : optimizers(std::move(opts)) {
+  for (const auto& o : optimizers) {
+    params.insert(params.end(), o->params.begin(), o->params.end());
+    buffers.insert(buffers.end(), o->buffers.begin(), o->buffers.end());
+  }
+}
+
+std::vector<Tensor> OptimizerGroup::step_impl() {
+  std::vector<Tensor> out;
+  for (const auto& o : optimizers) {
+    std::vector<Tensor> x = o->step_impl();
+    out.insert(out.end(), x.begin(), x.end());
+  }
+  return out;
+}
+
 std::vector<Tensor> Optimizer::schedule_step() {
   check(Tensor::training, "AssertionError",
         "Tensor.training=False, Tensor.training must be enabled to use the optimizer.\n"

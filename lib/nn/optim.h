@@ -17,6 +17,7 @@ namespace tg::nn {
 class Optimizer {
 public:
   Optimizer(const std::vector<Tensor>& params, double lr);
+  Optimizer() = default; // (OptimizerGroup: its members hold the parameters)
   virtual ~Optimizer() = default;
   void zero_grad();
   // Tensor.realize(*schedule_step()): the assigns are the program's effects; draws they reach
@@ -29,7 +30,19 @@ public:
   Tensor lr;
 
 protected:
+  friend class OptimizerGroup;
   virtual std::vector<Tensor> step_impl() = 0;
+};
+
+// tinygrad's OptimizerGroup: several optimizers (each over its own parameters) stepped as one;
+// its params and buffers are theirs, in order.
+class OptimizerGroup : public Optimizer {
+public:
+  explicit OptimizerGroup(std::vector<std::shared_ptr<Optimizer>> optimizers);
+  std::vector<std::shared_ptr<Optimizer>> optimizers;
+
+protected:
+  std::vector<Tensor> step_impl() override;
 };
 
 class LARS : public Optimizer {

@@ -36,14 +36,18 @@ std::unordered_map<Sym, const Builtin*>& methods() {
 
 void set(ModuleObj& m, const char* name, Value v) { m.set_attr(intern(name), std::move(v)); }
 
-Value wrap(std::shared_ptr<nn::Optimizer> opt, const char* type) {
+Value wrap(std::shared_ptr<nn::Optimizer> opt, const char* type, std::vector<Value> members = {}) {
   auto m = std::make_shared<OptimizerObj>();
   m->name = type;
   m->instance = true;
   m->methods = &methods();
   set(*m, "params", tensor_list(opt->params, false));
   set(*m, "buffers", tensor_list(opt->buffers, false));
-  set(*m, "lr", Value::tensor(opt->lr));
+  if (dynamic_cast<nn::OptimizerGroup*>(opt.get())) {
+    set(*m, "optimizers", Value::tuple(std::move(members)));
+  } else {
+    set(*m, "lr", Value::tensor(opt->lr));
+  }
   if (auto* l = dynamic_cast<nn::LARS*>(opt.get())) {
     set(*m, "momentum", Value::floating(l->momentum));
     set(*m, "wd", Value::floating(l->wd));
@@ -114,6 +118,17 @@ void register_optim(Registry& r) {
                                                num(a[3], "b2"), num(a[4], "eps"), num(a[5], "weight_decay"),
                                                truthy(a[6])),
                     "LAMB");
+      });
+
+  add(
+      "OptimizerGroup", "OptimizerGroup.__init__", "*optimizers", +[](Interp&, Args& a) {
+        std::vector<std::shared_ptr<nn::Optimizer>> opts;
+        for (const Value& v : a[0].items()) {
+          auto* o = v.kind == VKind::Module ? dynamic_cast<OptimizerObj*>(&v.as<ModuleObj>()) : nullptr;
+          if (!o) raise("TypeError", "OptimizerGroup takes optimizers, not '" + type_name(v) + "'");
+          opts.push_back(o->opt);
+        }
+        return wrap(std::make_shared<nn::OptimizerGroup>(std::move(opts)), "OptimizerGroup", a[0].items());
       });
 
   auto method = [&](const char* name, const char* spec, NativeFn fn) {
