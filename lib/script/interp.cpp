@@ -612,8 +612,25 @@ void Interp::assign(const Node* t, const Value& v) {
     Value obj = eval(t->kids[0].get());
     Value idx = eval(t->kids[1].get());
     if (obj.kind == VKind::List) {
-      if (idx.kind == VKind::Slice)
-        raise("TypeError", "slice assignment to a list is not supported in .tg scripts");
+      if (idx.kind == VKind::Slice) { // l[a:b] = seq replaces the slice; an extended one needs as many
+        std::vector<Value> repl = iterate(v);
+        auto& items = obj.items();
+        int64_t start, stop, step;
+        slice_indices(idx.as<SliceObj>(), int64_t(items.size()), start, stop, step);
+        if (step == 1) {
+          stop = std::max(stop, start);
+          items.erase(items.begin() + start, items.begin() + stop);
+          items.insert(items.begin() + start, repl.begin(), repl.end());
+          return;
+        }
+        int64_t n = step > 0 ? std::max<int64_t>(0, (stop - start + step - 1) / step)
+                             : std::max<int64_t>(0, (start - stop - step - 1) / -step);
+        if (int64_t(repl.size()) != n)
+          raise("ValueError", "attempt to assign sequence of size " + std::to_string(repl.size()) +
+                                  " to extended slice of size " + std::to_string(n));
+        for (int64_t k = 0; k < n; ++k) items[size_t(start + k * step)] = repl[size_t(k)];
+        return;
+      }
       if (!idx.is_intlike())
         raise("TypeError", "list indices must be integers or slices, not " + type_name(idx));
       auto& items = obj.items();

@@ -404,7 +404,6 @@ static int order(const Value& a, const Value& b, PyOp op) {
 
 // ---- subscripts ----
 
-namespace {
 // slice.indices(n)
 void slice_indices(const SliceObj& s, int64_t n, int64_t& start, int64_t& stop, int64_t& step) {
   auto idx = [](const Value& v) {
@@ -429,6 +428,8 @@ void slice_indices(const SliceObj& s, int64_t n, int64_t& start, int64_t& stop, 
   start = clamp(s.start, step > 0 ? lower : upper);
   stop = clamp(s.stop, step > 0 ? upper : lower);
 }
+
+namespace {
 
 Index tensor_index(const Value& v) {
   switch (v.kind) {

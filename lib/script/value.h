@@ -121,6 +121,8 @@ struct SeqObj : Object {
 struct SliceObj : Object {
   Value start, stop, step;
 };
+// Python's slice.indices(n): start, stop and step for a sequence of n items (operators.cpp)
+void slice_indices(const SliceObj& s, int64_t n, int64_t& start, int64_t& stop, int64_t& step);
 struct RangeObj : Object {
   int64_t start = 0, stop = 0, step = 1;
   int64_t size() const;

@@ -461,12 +461,14 @@ TEST(ScriptFunctools, reduce_and_partial) {
 }
 
 TEST(ScriptBuiltins, dict_map_filter_sort_format_pow_round) {
-  EXPECT_EQ(show("dict([('a', 1)], b=2), list(map(lambda a, b: a + b, [1, 2], [10, 20, 30])), list(filter(None, [0, 1, 2]))"),
+  EXPECT_EQ(show("dict([('a', 1)], b=2), list(map(lambda a, b: a + b, [1, 2], [10, 20, 30])), "
+                 "list(filter(None, [0, 1, 2]))"),
             "({'a': 1, 'b': 2}, [11, 22], [1, 2])\n");
   EXPECT_EQ(run("l = [(1, 'b'), (0, 'a'), (1, 'a')]\nl.sort(key=lambda r: r[0], reverse=True)\nprint(l)\n"),
             "[(1, 'b'), (1, 'a'), (0, 'a')]\n");
-  EXPECT_EQ(show("'{}|{:>4}|{x!r}|{{}}'.format(1, 'ab', x='s'), pow(3, 200, 7), round(2.675, 2), round(0.125, 2)"),
-            "(\"1|  ab|'s'|{}\", 2, 2.67, 0.12)\n");
+  EXPECT_EQ(
+      show("'{}|{:>4}|{x!r}|{{}}'.format(1, 'ab', x='s'), pow(3, 200, 7), round(2.675, 2), round(0.125, 2)"),
+      "(\"1|  ab|'s'|{}\", 2, 2.67, 0.12)\n");
   EXPECT_EQ(error("'{}{0}'.format(1, 2)"),
             "1: ValueError: cannot switch from automatic field numbering to manual field specification");
   EXPECT_EQ(show("callable(len), callable(3), callable(lambda: 0)"), "(True, False, True)\n");
@@ -474,9 +476,14 @@ TEST(ScriptBuiltins, dict_map_filter_sort_format_pow_round) {
 
 TEST(ScriptStatements, starred_assignment_targets) {
   EXPECT_EQ(run("a, *b, c = range(5)\n*d, e = 'xy'\nprint(a, b, c, d, e)\n"), "0 [1, 2, 3] 4 ['x'] y\n");
-  EXPECT_EQ(error("a, *b, c = [1]"), "1: ValueError: not enough values to unpack (expected at least 2, got 1)");
+  EXPECT_EQ(error("a, *b, c = [1]"),
+            "1: ValueError: not enough values to unpack (expected at least 2, got 1)");
   EXPECT_EQ(error("a, *b, *c = [1, 2, 3]"), "1: SyntaxError: multiple starred expressions in assignment");
-  EXPECT_EQ(error("l = [1, 2]\nl[0:1] = [3]"), "2: TypeError: slice assignment to a list is not supported in .tg scripts");
+  EXPECT_EQ(
+      run("l = list(range(6))\nl[1:3] = 'ab'\nl[::2] = [7, 8, 9]\nl[5:] = []\nl[-1:-1] = [0]\nprint(l)\n"),
+      "[7, 'a', 8, 3, 0, 9]\n");
+  EXPECT_EQ(error("l = [1, 2, 3]\nl[::2] = [0]"),
+            "2: ValueError: attempt to assign sequence of size 1 to extended slice of size 2");
 }
 
 } // namespace
