@@ -1049,27 +1049,23 @@ void register_builtins(Registry& r) {
         const auto& pos = a[0].items();
         if (pos.size() > 1)
           raise("TypeError", "dict expected at most 1 argument, got " + std::to_string(pos.size()));
-        std::vector<std::pair<std::string, Value>> items;
-        auto put = [&](const std::string& k, Value v) {
-          for (auto& [have, x] : items)
-            if (have == k) return void(x = std::move(v));
-          items.emplace_back(k, std::move(v));
-        };
+        Value out = make_dict();
+        DictObj& d = out.as<DictObj>();
         if (!pos.empty()) {
           if (pos[0].kind == VKind::Dict) {
-            for (auto& [k, v] : pos[0].as<DictObj>().items) put(k, v);
+            for (auto& [k, v] : pos[0].as<DictObj>().items) d.set(k, v);
           } else {
             for (Value& kv : in.iterate(pos[0])) {
               std::vector<Value> pair = in.iterate(kv);
               if (pair.size() != 2)
                 raise("ValueError", "dictionary update sequence element has length " +
                                         std::to_string(pair.size()) + "; 2 is required");
-              put(dict_key(pair[0]), pair[1]);
+              d.set(dict_key(pair[0]), pair[1]);
             }
           }
         }
-        for (auto& [k, v] : a[1].as<DictObj>().items) put(k, v);
-        return make_dict(std::move(items));
+        for (auto& [k, v] : a[1].as<DictObj>().items) d.set(k, v);
+        return out;
       });
   r.function(
       "callable", "obj", +[](Interp&, Args& a) { return Value::boolean(is_callable(a[0])); });
