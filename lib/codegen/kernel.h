@@ -45,6 +45,8 @@ struct TensorCoreOptions {
 
 // tinygrad's TC environment switch (default 1): 0 no tensor cores, 2 their shapes without WMMA.
 int tc_setting();
+// tinygrad's TC_OPT environment switch, `fallback` when unset (apply_tensor_cores: 0, BEAM: 2).
+int tc_opt_setting(int fallback);
 
 using KernelBuffer = std::variant<MemBuffer, ConstBuffer>;
 DType buffer_dtype(const KernelBuffer& b);

@@ -39,6 +39,7 @@ int env_int(const char* name, int fallback) {
 } // namespace
 
 int tc_setting() { return env_int("TC", 1); }
+int tc_opt_setting(int fallback) { return env_int("TC_OPT", fallback); }
 
 std::optional<TensorCoreOptions> Kernel::create_tc_opts(const LazyOp* reduceop, const TensorCore& tc,
                                                         int axis, int opt_level) {
@@ -130,7 +131,7 @@ bool Kernel::apply_tc_opt(int use_tensor_cores, int axis, int opt_level) {
 
 bool Kernel::apply_tensor_cores(int use_tensor_cores, const std::vector<Opt>* extra_opts, int axis,
                                 std::optional<int> tc_opt) {
-  const int level = tc_opt.value_or(env_int("TC_OPT", 0));
+  const int level = tc_opt.value_or(tc_opt_setting(0));
   if (opts.tensor_cores.empty() && use_tensor_cores != 2) return false;
   try {
     apply_opt({OptOps::TC, axis, level});

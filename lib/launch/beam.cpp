@@ -43,9 +43,8 @@ const std::vector<Opt>& actions() {
     a.push_back({OptOps::LOCAL, 0, 32});
     a.push_back({OptOps::UPCASTMID, 1, 4});
     a.push_back({OptOps::TC, 0, 0});
-    const char* tc_opt = std::getenv("TC_OPT");
     for (int axis = 0; axis < 9; ++axis) // (covers ResNet's kernels: 3 global * 3 reduce axes)
-      a.push_back({OptOps::TC, axis, tc_opt && *tc_opt ? std::atoi(tc_opt) : 2});
+      a.push_back({OptOps::TC, axis, tc_opt_setting(2)});
     a.push_back({OptOps::NOLOCALS, std::nullopt, std::nullopt});
     return a;
   }();
