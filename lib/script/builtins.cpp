@@ -421,10 +421,7 @@ Value math1(Args& a, double (*f)(double), const char* name) {
 
 void register_math(Registry& r, ModuleObj& m) {
   auto fn = [&](const char* name, const char* spec, NativeFn f) {
-    m.attrs[intern(name)] = Value::of(VKind::Builtin, [&] {
-      r.add(std::string("math.") + name, spec, f);
-      return r.owned.back();
-    }());
+    r.attribute(m, name, std::string("math.") + name, spec, f);
   };
   m.attrs[intern("pi")] = Value::floating(M_PI);
   m.attrs[intern("e")] = Value::floating(M_E);

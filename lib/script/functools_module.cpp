@@ -31,10 +31,7 @@ void register_functools(Registry& r) {
   auto m = std::make_shared<ModuleObj>();
   m->name = "functools";
   auto fn = [&](const char* name, const char* spec, NativeFn f) {
-    m->attrs[intern(name)] = Value::of(VKind::Builtin, [&] {
-      r.add(std::string("functools.") + name, spec, f);
-      return r.owned.back();
-    }());
+    r.attribute(*m, name, std::string("functools.") + name, spec, f);
   };
   fn(
       "reduce", "function, iterable, *initial", +[](Interp& in, Args& a) {

@@ -160,6 +160,12 @@ void Registry::function(const std::string& name, const std::string& spec, Native
   globals[intern(name)] = Value::of(VKind::Builtin, owned.back());
 }
 
+void Registry::attribute(ModuleObj& m, const std::string& name, const std::string& qualname,
+                         const std::string& spec, NativeFn fn) {
+  add(qualname, spec, fn);
+  m.attrs[intern(name)] = Value::of(VKind::Builtin, owned.back());
+}
+
 ModuleObj& nn_module(Registry& r) {
   Value& nn = r.globals[intern("nn")];
   if (nn.kind != VKind::Module) {

@@ -92,6 +92,9 @@ struct Registry {
   void method(VKind kind, const std::string& name, const std::string& spec, NativeFn fn,
               const std::string& owner);
   void function(const std::string& name, const std::string& spec, NativeFn fn);
+  // A builtin bound as an attribute of a module or class (math.sqrt, nn.Linear, Tensor.ones).
+  void attribute(ModuleObj& m, const std::string& name, const std::string& qualname, const std::string& spec,
+                 NativeFn fn);
 };
 const Registry& registry();
 void register_builtins(Registry& r);  // builtins.cpp

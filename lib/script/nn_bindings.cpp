@@ -135,8 +135,7 @@ Value layernorm_new(const Args& a, bool two_d) {
 void register_nn(Registry& r) {
   ModuleObj& mod = nn_module(r);
   auto add = [&](const char* name, const std::string& qualname, const char* spec, NativeFn fn) {
-    r.add(qualname, spec, fn);
-    mod.attrs[intern(name)] = Value::of(VKind::Builtin, r.owned.back());
+    r.attribute(mod, name, qualname, spec, fn);
   };
   add(
       "Linear", "Linear.__init__", kLinear, +[](Interp&, Args& a) {

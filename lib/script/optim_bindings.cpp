@@ -79,8 +79,7 @@ void register_optim(Registry& r) {
   mod->name = "tinygrad.nn.optim";
   // qualname: how errors name it (a class's constructor is Class.__init__, as in Python)
   auto add = [&](const char* name, const char* qualname, const char* spec, NativeFn fn) {
-    r.add(qualname, spec, fn);
-    mod->attrs[intern(name)] = Value::of(VKind::Builtin, r.owned.back());
+    r.attribute(*mod, name, qualname, spec, fn);
   };
   add(
       "SGD", "SGD", "params, lr=0.001, momentum=0.0, weight_decay=0.0, nesterov=False, classic=False",

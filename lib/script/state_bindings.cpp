@@ -257,8 +257,7 @@ void register_state(Registry& r) {
   auto state = std::make_shared<ModuleObj>();
   state->name = "tinygrad.nn.state";
   auto fn = [&](const std::string& name, const std::string& spec, NativeFn f) {
-    r.add("nn.state." + name, spec, f);
-    state->attrs[intern(name)] = Value::of(VKind::Builtin, r.owned.back());
+    r.attribute(*state, name, "nn.state." + name, spec, f);
   };
   fn("safe_load", "fn", safe_load);
   fn("safe_save", "tensors, fn, metadata=None", safe_save);

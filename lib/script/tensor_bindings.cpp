@@ -616,8 +616,7 @@ Value make_context(const char* type, const char* flag, const Value& mode) {
 
 void register_contexts(Registry& r, ModuleObj& cls) {
   auto ctor = [&](const char* name, NativeFn fn) {
-    r.add(std::string("Tensor.") + name + ".__init__", "mode=True", fn);
-    cls.attrs[intern(name)] = Value::of(VKind::Builtin, r.owned.back());
+    r.attribute(cls, name, std::string("Tensor.") + name + ".__init__", "mode=True", fn);
   };
   ctor(
       "train", +[](Interp&, Args& a) { return make_context("train", "training", a[0]); });
@@ -646,8 +645,7 @@ void register_contexts(Registry& r, ModuleObj& cls) {
 
 void register_statics(Registry& r, ModuleObj& cls) {
   auto s = [&](const char* name, const char* spec, NativeFn fn, const char* qualname = nullptr) {
-    r.add(qualname ? qualname : std::string("Tensor.") + name, spec, fn);
-    cls.attrs[intern(name)] = Value::of(VKind::Builtin, r.owned.back());
+    r.attribute(cls, name, qualname ? qualname : std::string("Tensor.") + name, spec, fn);
   };
   const char* kInit = "Tensor.__init__"; // where tinygrad reports a bad **kwargs entry
   s("empty", "*shape, dtype=None, requires_grad=None, device=None", shaped<&Tensor::empty>, kInit);
@@ -758,8 +756,7 @@ void register_dtypes(Registry& r) {
   mod->attrs[intern("default_float")] = Value::dtype(kDefaultFloat);
   mod->attrs[intern("default_int")] = Value::dtype(kDefaultInt);
   auto f = [&](const char* name, const char* spec, NativeFn fn) {
-    r.add(std::string("dtypes.") + name, spec, fn);
-    mod->attrs[intern(name)] = Value::of(VKind::Builtin, r.owned.back());
+    r.attribute(*mod, name, std::string("dtypes.") + name, spec, fn);
   };
   auto dt = [](const Value& v) {
     if (v.kind != VKind::DType)
