@@ -131,8 +131,8 @@ bool Kernel::apply_tc_opt(int use_tensor_cores, int axis, int opt_level) {
 
 bool Kernel::apply_tensor_cores(int use_tensor_cores, const std::vector<Opt>* extra_opts, int axis,
                                 std::optional<int> tc_opt) {
+  if (opts.tensor_cores.empty() && use_tensor_cores != 2) return false; // (every host kernel: no getenv)
   const int level = tc_opt.value_or(tc_opt_setting(0));
-  if (opts.tensor_cores.empty() && use_tensor_cores != 2) return false;
   try {
     apply_opt({OptOps::TC, axis, level});
     if (!tensor_core_opts) return true;
