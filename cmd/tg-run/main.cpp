@@ -38,6 +38,11 @@ int main(int argc, char** argv) {
                        : std::string();
           },
           "NAME=FILE.npy");
+  std::vector<std::string> var_values;
+  app.add_option("--var", var_values,
+                 "give a symbolic variable (Variable(\"i\", 1, 10).bind(3) in the script) another value: "
+                 "NAME=VALUE (repeatable; default: the value the script bound)")
+      ->option_text("NAME=VALUE");
   bool timing = false, compile_only = false;
   app.add_flag("--compile-only", compile_only,
                "compile the program for its device (into the compile cache) and run nothing");
@@ -67,6 +72,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   return tg::run_tool("tg-run", app, argc, argv, [&] {
     tg::Program program = tg::read_program(tg::read_input(input));
+    tg::set_program_vars(program, var_values);
     if (compile_only) {
       if (!bindings.empty() || !load_state.empty() || !save_state.empty() || !out_dir.empty() ||
           !out_file.empty() || timing)

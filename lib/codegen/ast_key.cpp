@@ -12,6 +12,19 @@ struct KeyWriter {
     pod(uint32_t(v.size()));
     if (!v.empty()) out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof v[0]);
   }
+  void ints(const Shape& v) { // a symbolic dimension by its text with bounds, stable across runs
+    pod(uint32_t(v.size()));
+    for (const sint& d : v) {
+      pod(uint8_t(d.is_int()));
+      if (d.is_int())
+        pod(int64_t(d));
+      else {
+        std::string t = d.expr().render_debug();
+        pod(uint32_t(t.size()));
+        out += t;
+      }
+    }
+  }
   void st(const ShapeTracker& st) {
     pod(uint32_t(st.views.size()));
     for (const View& v : st.views) {

@@ -21,7 +21,8 @@ namespace {
 int64_t outer_global_extent(const Kernel& k) {
   const Shape& full = k.full_shape();
   for (int d = 0; d < k.global_dims(); ++d)
-    if (full[size_t(d)] > 1) return full[size_t(d)];
+    if (full[size_t(d)].max() > 1)
+      return full[size_t(d)].max(); // (symbolic: its largest; the kernel stops at n)
   return 0;
 }
 
@@ -50,8 +51,8 @@ const UOp* split_outer_loop(const UOp* sink, UOpGraph& g) {
 // Bytes of each kernel buffer its views can reach (highest index + 1, times the item size):
 // tg-run refuses a buffer table that gives a buffer less (the program's "extents"). Iterative,
 // since kernel ASTs can be thousands of ops deep.
-std::vector<int64_t> buffer_extents(const ScheduleKernel& sk) {
-  std::vector<int64_t> extents(sk.bufs.size(), 0);
+Shape buffer_extents(const ScheduleKernel& sk) {
+  Shape extents(sk.bufs.size(), 0);
   std::vector<const LazyOp*> stack;
   std::unordered_set<const LazyOp*> seen;
   for (const LazyOpPtr& root : sk.ast) stack.push_back(root.get());
@@ -66,8 +67,11 @@ std::vector<int64_t> buffer_extents(const ScheduleKernel& sk) {
     if (!range) continue;
     if (range->first < 0)
       fail("RuntimeError", "kernel reads below the start of buffer " + std::to_string(mb->idx));
-    int64_t bytes = size_mul(range->second + 1, int64_t(itemsize(mb->dtype)));
-    extents[size_t(mb->idx)] = std::max(extents[size_t(mb->idx)], bytes);
+    sint end = index_end(mb->st.views.front()), &have = extents[size_t(mb->idx)];
+    sint bytes = end.is_int() ? sint(size_mul(int64_t(end), int64_t(itemsize(mb->dtype))))
+                              : end * int64_t(itemsize(mb->dtype));
+    // (two symbolic extents of one buffer: the one reaching further at the variables' largest)
+    if (bytes.max() > have.max()) have = bytes;
   }
   return extents;
 }
@@ -106,6 +110,9 @@ struct LinearUOps {
 } // namespace
 
 void optimize_kernel(Kernel& k, Optimizer optimizer) {
+  // A kernel with symbolic dimensions runs as lowered, with no opts: its loops' lengths are only
+  // known at launch. (tinygrad still upcasts and groups its int axes; not yet tg.)
+  if (!all_int(k.full_shape())) return;
   // (as tinygrad's get_kernel: tensor cores first, on targets that have them)
   if (optimizer != Optimizer::None && k.apply_tensor_cores(tc_setting())) return;
   if (optimizer == Optimizer::Tinygrad) k.hand_coded_optimizations();
@@ -139,7 +146,8 @@ LoweredKernel lower_to_uops(const Kernel& k, const Renderer& renderer, bool keep
   std::vector<const UOp*> uops = linearize_uops(rewritten, graph);
   if (keep_stages) out.uops = uops_to_string(uops);
   int64_t run_count = 1; // work-items; a host kernel's loops are all in its UOps
-  if (renderer.opts().has_local) run_count = prod(out.global_size) * prod(out.local_size);
+  if (renderer.opts().has_local)
+    run_count = prod(shape_from_ints(out.global_size)) * prod(shape_from_ints(out.local_size));
   out.estimate = kernel_estimate(*k.ast.at(0), uops, run_count);
   for (const UOp* u : uops)
     if (u->op == UOps::DEFINE_VAR) out.vars.push_back(std::get<VarArg>(u->arg).name);
@@ -192,6 +200,7 @@ Program codegen_schedule(const Schedule& s, const Renderer& renderer, const Code
   p.inputs = s.inputs;
   p.outputs = s.outputs;
   p.states = s.states;
+  p.vars = s.vars;
   const size_t n = s.kernels.size();
   auto is_custom = [&](size_t i) {
     return s.kernels[i].ast.size() == 1 && s.kernels[i].ast[0]->op == Op::CUSTOM;

@@ -219,7 +219,20 @@ std::string Kernel::name() const {
     kind = "C";
   std::string s = kind + (n_outputs() > 1 ? std::to_string(n_outputs()) + "_" : "_");
   const Shape& f = full_shape();
-  for (size_t i = 0; i < f.size(); i++) s += (i ? "_" : "") + std::to_string(f[i]);
+  for (size_t i = 0; i < f.size(); i++) {
+    if (!f[i].is_int()) { // tinygrad's to_function_name(str(node)): "<i[1-10]>" as 3Ci5B1D102D5D3E
+      static const char* hex = "0123456789ABCDEF";
+      s += i ? "_" : "";
+      for (char c : "<" + f[i].expr().render_debug() + ">") {
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+          s += c;
+        else
+          s += hex[(c >> 4) & 15], s += hex[c & 15];
+      }
+      continue;
+    }
+    s += (i ? "_" : "") + std::to_string(int64_t(f[i]));
+  }
   return s;
 }
 
@@ -269,7 +282,7 @@ bool Kernel::simplify_ones() {
   if (shape_len() == 0) return false;
   const Shape full = full_shape();
   std::vector<bool> ones;
-  for (int64_t s : full) ones.push_back(s == 1);
+  for (const sint& s : full) ones.push_back(s == 1);
   int fr = first_reduce();
   for (int i = fr - local_dims; i < fr; i++) local_dims -= ones[size_t(i)];
   for (int i = shape_len() - upcasted; i < shape_len(); i++) upcasted -= ones[size_t(i)];
@@ -293,12 +306,16 @@ void Kernel::simplify_merge_adjacent() {
     shapes.push_back(st.shape());
     strides.push_back(st.real_strides());
   }
-  using Dim = std::pair<int64_t, std::optional<int64_t>>;
+  using Dim = std::pair<sint, std::optional<int64_t>>; // (a symbolic stride is nullopt: never merged)
   std::vector<std::vector<Dim>> rets;
   for (size_t j = 0; j < sts.size(); j++) rets.push_back({{shapes[j][0], strides[j][0]}});
   for (size_t i = 1; i < shapes[0].size(); i++) {
     bool mergeable = int(i) != fr;
     for (size_t j = 0; j < sts.size() && mergeable; j++) {
+      if (!shapes[j][i].is_int()) {
+        mergeable = false;
+        break;
+      }
       int64_t si = shapes[j][i];
       std::optional<int64_t> sti = strides[j][i], last = rets[j].back().second;
       bool ok = sti && ((*sti != 0 && last && *last == si * *sti) || (*sti == 0 && last && *last == 0));
@@ -357,7 +374,7 @@ void Kernel::apply_opt_unchecked(const Opt& opt, bool append_opt) {
   int64_t amt = -1;
   if (opt.amt) {
     check_opt(axis >= 0, "opt needs an axis");
-    amt = *opt.amt != 0 ? *opt.amt : full_shape()[size_t(axis)];
+    amt = *opt.amt != 0 ? *opt.amt : int64_t(full_shape()[size_t(axis)]);
     check_opt(amt != 1, "shift/padto of amt 1 or Node is meaningless");
     if (opt.op != OptOps::PADTO)
       check_opt(amt > 0 && full_shape()[size_t(axis)] % amt == 0, "no longer valid shift");

@@ -21,7 +21,7 @@ const UOp* expr_to_uop(const Expr& e, const std::map<std::string, const UOp*>& l
     return g.make(UOps::DEFINE_VAR, DType::Int32, {}, VarArg{n->name, n->min, n->max});
   }
   case ExprKind::Mul:
-    return g.alu(Op::MUL, {sub(n->a), g.cnst_int(n->b)});
+    return g.alu(Op::MUL, {sub(n->a), n->bn ? sub(n->bn) : g.cnst_int(n->b)});
   case ExprKind::Div:
     return g.alu(Op::IDIV, {sub(n->a), g.cnst_int(n->b)});
   case ExprKind::Mod:
@@ -258,7 +258,7 @@ public:
       // global dims: one loop each (no local memory on this target)
       std::vector<Expr> loop_global_idxs;
       for (int i = 0; i < k_.global_dims(); i++) {
-        Expr v = make_var("gidx" + std::to_string(i), 0, full[size_t(i)] - 1);
+        Expr v = loop_var("gidx" + std::to_string(i), full[size_t(i)]);
         global_idxs.push_back(v);
         if (!v.is_num()) loop_global_idxs.push_back(v);
       }
@@ -279,7 +279,7 @@ public:
       lane_name_ = lane_var_.node()->name;
     }
     for (int i = fr + gfr; i < shape_len - up; i++) {
-      reduce_idxs_.push_back(make_var("ridx" + std::to_string(i), 0, full[size_t(i)] - 1));
+      reduce_idxs_.push_back(loop_var("ridx" + std::to_string(i), full[size_t(i)]));
       fake_reduce_idxs_.push_back(Expr(int64_t(0)));
     }
     global_idxs_ = global_idxs;
@@ -341,13 +341,23 @@ private:
     loop_uops_[name] = g_.make(UOps::SPECIAL, DType::Int32, {}, SpecialArg{dim, name, v.max() + 1});
   }
 
+  // A loop variable over a dimension. Over a symbolic one its bounds are the largest the
+  // dimension can be (what the simplifier may assume), and its loop ends at the dimension's
+  // value, a DEFINE_VAR expression (symbolic_ends_).
+  Expr loop_var(const std::string& name, const sint& size) {
+    if (size.is_int()) return make_var(name, 0, int64_t(size) - 1);
+    symbolic_ends_[name] = size.expr();
+    return Expr::var(name, 0, std::max<int64_t>(1, size.max() - 1)); // (a Var even when max is 1)
+  }
+
   std::vector<const UOp*> render_loop(const std::vector<Expr>& vars, int depth, bool reduce) {
     std::vector<const UOp*> loops;
     for (size_t i = 0; i < vars.size(); i++) {
       if (vars[i].is_num()) continue;
-      const UOp* range =
-          g_.make(UOps::RANGE, DType::Int32, {g_.cnst_int(vars[i].min()), g_.cnst_int(vars[i].max() + 1)},
-                  LoopArg{depth, int(i), reduce});
+      auto sym = symbolic_ends_.find(vars[i].node()->name);
+      const UOp* end = sym != symbolic_ends_.end() ? render(sym->second) : g_.cnst_int(vars[i].max() + 1);
+      const UOp* range = g_.make(UOps::RANGE, DType::Int32, {g_.cnst_int(vars[i].min()), end},
+                                 LoopArg{depth, int(i), reduce});
       loop_uops_[vars[i].node()->name] = range;
       loops.push_back(range);
     }
@@ -555,7 +565,7 @@ private:
     std::vector<Expr> end_local_idxs;
     for (int i = 0; i < fr + gfr; i++)
       end_local_idxs.push_back(
-          make_var("tidx" + std::to_string(i), 0, i >= fr ? k_.full_shape()[size_t(i)] - 1 : 0));
+          make_var("tidx" + std::to_string(i), 0, i >= fr ? int64_t(k_.full_shape()[size_t(i)]) - 1 : 0));
     local_idxs.resize(size_t(local_dims));
     local_idxs.insert(local_idxs.end(), end_local_idxs.begin() + global_dims + local_dims,
                       end_local_idxs.end());
@@ -595,7 +605,7 @@ private:
                                " dims for a buffer of " + std::to_string(st.shape().size()));
     auto real = st.real_strides();
     Shape shp(st.shape().size()), stride(st.shape().size(), 0);
-    for (size_t j = 0; j < shp.size(); j++) shp[j] = pattern[j] != 0 ? st.shape()[j] : 1;
+    for (size_t j = 0; j < shp.size(); j++) shp[j] = pattern[j] != 0 ? st.shape()[j] : sint(1);
     int64_t bst = 1;
     const int top = *std::max_element(pattern.begin(), pattern.end());
     for (int priority = 1; priority <= top; priority++)
@@ -1018,6 +1028,7 @@ private:
   std::vector<std::pair<std::string, DType>> local_bufs_; // name, dtype (past the kernel's buffers)
   std::vector<Expr> local_idxs_;
   std::map<std::string, const UOp*> loop_uops_;
+  std::map<std::string, Expr> symbolic_ends_; // loop variable -> its symbolic end (loop_var)
   std::vector<Expr> global_idxs_, upcast_idxs_, full_upcast_idxs_, reduce_idxs_, fake_reduce_idxs_;
   std::map<std::tuple<int, int, int, int, uint64_t, const ExprNode*, const ExprNode*>, const UOp*>
       load_cache_;

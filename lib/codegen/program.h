@@ -14,7 +14,7 @@ struct ProgramKernel {
   std::vector<int> bufs; // BufferInfo ids in argument order
   // Per argument, the bytes of its buffer the kernel's accesses can reach (highest index + 1,
   // times the item size): tg-run refuses a program whose buffers are smaller.
-  std::vector<int64_t> extents;
+  Shape extents; // symbolic where the kernel's views are: tg-run checks them at its --var values
   // int parameters after the buffers, in order: symbolic variables, and on host devices
   // core_start/core_end, the part of global dimension 0 one call computes.
   std::vector<std::string> vars;
@@ -39,6 +39,7 @@ struct Program {
   std::vector<NamedBuffer> inputs;
   std::vector<NamedBuffer> outputs;
   std::vector<NamedBuffer> states;
+  std::vector<VarBinding> vars; // the symbolic variables, bound by tg-run --var (default: the script's)
 };
 
 } // namespace tg

@@ -147,13 +147,13 @@ std::optional<LazyBuffer> moves_adjoint(const LazyBuffer& g, const LazyNode& nod
       case MoveOp::Pad:
       case MoveOp::Shrink:
         if (m.arg.size() != 2 * nd) return std::nullopt;
-        st = m.op == MoveOp::Pad ? st.pad(pairs(m.arg)) : st.shrink(pairs(m.arg));
+        st = m.op == MoveOp::Pad ? st.pad(pairs(shape_ints(m.arg))) : st.shrink(pairs(shape_ints(m.arg)));
         break;
       case MoveOp::Stride:
         if (m.arg.size() != nd) return std::nullopt;
         for (int64_t s : m.arg)
           if (s != 1 && s != -1) return std::nullopt;
-        st = st.stride(m.arg);
+        st = st.stride(shape_ints(m.arg));
         break;
       }
       shapes.push_back(st.shape());
@@ -197,7 +197,7 @@ std::optional<LazyBuffer> moves_adjoint(const LazyBuffer& g, const LazyNode& nod
       break;
     }
     case MoveOp::Stride:
-      out = out.stride(m.arg);
+      out = out.stride(shape_ints(m.arg));
       break;
     }
   }

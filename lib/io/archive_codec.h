@@ -19,6 +19,7 @@
 
 #include "io/base64.h"
 #include "ops/ops.h"
+#include "shape/symbolic_text.h"
 #include "util/error.h"
 
 namespace tg::codec {
@@ -291,6 +292,70 @@ template <class T, class A> std::vector<T> get_ints(A& ar, const char* name) {
   return xs;
 }
 
+// Dimensions (shapes, strides, movement args): ints, where a symbolic one is its
+// render_debug() text. JSON: a number or a string; binary: an int64, or INT64_MIN (never a
+// legal dimension or stride) followed by the text.
+template <class A> void put_dims(A& ar, const char* name, const Shape& xs) {
+  put_array(ar, name, xs.size(), [&](auto& a, size_t i) {
+    if (xs[i].is_int()) return field(a, nullptr, int64_t(xs[i]));
+    if constexpr (!kJson<A>) field(a, nullptr, int64_t(INT64_MIN));
+    put_string(a, nullptr, xs[i].expr().render_debug());
+  });
+}
+template <class A> sint get_symbolic_dim(A& ar) {
+  std::string text = get_string(ar, nullptr);
+  try {
+    return sint(parse_expr(text));
+  } catch (const Error& e) {
+    corrupt(e.what());
+  }
+}
+template <class A> Shape get_dims(A& ar, const char* name) {
+  Shape xs;
+  get_array(ar, name, [&](auto& a) {
+    if constexpr (kJson<A>) {
+      int64_t v;
+      try {
+        a(v);
+      } catch (const cereal::Exception&) {
+        xs.push_back(get_symbolic_dim(a));
+        return;
+      }
+      xs.push_back(v);
+    } else {
+      int64_t v = get<int64_t>(a, nullptr);
+      xs.push_back(v == INT64_MIN ? get_symbolic_dim(a) : sint(v));
+    }
+  });
+  return xs;
+}
+
+// Symbolic variables: [{"name": "i", "min": 1, "max": 10, "value": 3}, ...].
+template <class A> void put_vars(A& ar, const std::vector<VarBinding>& vars) {
+  put_array(ar, "vars", vars.size(), [&](auto& a, size_t i) {
+    put_object(a, nullptr, [&](auto& b) {
+      put_string(b, "name", vars[i].name);
+      field(b, "min", vars[i].min);
+      field(b, "max", vars[i].max);
+      field(b, "value", vars[i].value);
+    });
+  });
+}
+template <class A> std::vector<VarBinding> get_vars(A& ar) {
+  std::vector<VarBinding> vars;
+  get_array(ar, "vars", [&](auto& a) {
+    get_object(a, nullptr, [&](auto& b) {
+      VarBinding v;
+      v.name = get_string(b, "name");
+      v.min = get<int64_t>(b, "min");
+      v.max = get<int64_t>(b, "max");
+      v.value = get<int64_t>(b, "value");
+      vars.push_back(std::move(v));
+    });
+  });
+  return vars;
+}
+
 // String lists.
 template <class A> void put_strings(A& ar, const char* name, const std::vector<std::string>& xs) {
   put_array(ar, name, xs.size(), [&](auto& a, size_t i) { put_string(a, nullptr, xs[i]); });
@@ -365,8 +430,8 @@ template <class A> Scalar get_scalar(A& ar, const char* name) {
 // View and ShapeTracker.
 template <class A> void put_view(A& ar, const char* name, const View& v) {
   put_object(ar, name, [&](auto& a) {
-    put_ints(a, "shape", v.shape);
-    put_ints(a, "strides", v.strides);
+    put_dims(a, "shape", v.shape);
+    put_dims(a, "strides", v.strides);
     field(a, "offset", v.offset);
     if constexpr (kJson<A>) {
       if (!v.mask) field(a, "mask", nullptr);
@@ -385,8 +450,8 @@ template <class A> void put_view(A& ar, const char* name, const View& v) {
 template <class A> View get_view(A& ar, const char* name) {
   View v;
   get_object(ar, name, [&](auto& a) {
-    v.shape = get_ints<int64_t>(a, "shape");
-    v.strides = get_ints<int64_t>(a, "strides");
+    v.shape = get_dims(a, "shape");
+    v.strides = get_dims(a, "strides");
     v.offset = get<int64_t>(a, "offset");
     bool has_mask;
     if constexpr (kJson<A>)

@@ -115,7 +115,7 @@ template <class A> void put_moves(A& ar, const std::vector<ViewMove>& moves) {
   put_array(ar, "moves", moves.size(), [&](auto& a, size_t i) {
     put_object(a, nullptr, [&](auto& b) {
       put_string(b, "op", kMoveNames[size_t(moves[i].op)]);
-      put_ints(b, "arg", moves[i].arg);
+      put_dims(b, "arg", moves[i].arg);
     });
   });
 }
@@ -126,7 +126,7 @@ template <class A> std::vector<ViewMove> get_moves(A& ar) {
       std::string op = get_string(b, "op");
       auto it = std::find(std::begin(kMoveNames), std::end(kMoveNames), op);
       if (it == std::end(kMoveNames)) corrupt("unknown movement op '" + op + "'");
-      moves.push_back({MoveOp(it - std::begin(kMoveNames)), get_ints<int64_t>(b, "arg")});
+      moves.push_back({MoveOp(it - std::begin(kMoveNames)), get_dims(b, "arg")});
     });
   });
   return moves;
@@ -140,7 +140,7 @@ template <class A> void put_graph(A& ar, const Graph& g) {
     put_object(a, nullptr, [&](auto& b) {
       put_op(b, "op", n.op);
       put_dtype(b, "dtype", n.dtype);
-      put_ints(b, "shape", n.shape);
+      put_dims(b, "shape", n.shape);
       put_ints(b, "src", n.srcs);
       put_lazy_arg(b, n.arg);
       put_st(b, "st", n.st);
@@ -171,6 +171,7 @@ template <class A> void put_graph(A& ar, const Graph& g) {
     });
   });
   put_ints(ar, "assigns", g.assigns);
+  put_vars(ar, g.vars);
 }
 template <class A> Graph get_graph(A& ar) {
   Graph g;
@@ -179,7 +180,7 @@ template <class A> Graph get_graph(A& ar) {
       LazyNode n;
       n.op = get_op(b, "op");
       n.dtype = get_dtype(b, "dtype");
-      n.shape = get_ints<int64_t>(b, "shape");
+      n.shape = get_dims(b, "shape");
       n.srcs = get_ints<NodeId>(b, "src");
       n.arg = get_lazy_arg(b);
       n.st = get_st(b, "st");
@@ -217,6 +218,7 @@ template <class A> Graph get_graph(A& ar) {
     });
   });
   g.assigns = get_ints<NodeId>(ar, "assigns");
+  g.vars = get_vars(ar);
   return g;
 }
 
@@ -282,7 +284,7 @@ template <class A> void put_named(A& ar, const char* name, const std::vector<Nam
     put_object(a, nullptr, [&](auto& b) {
       put_string(b, "name", xs[i].name);
       field(b, "buffer", xs[i].buffer);
-      put_ints(b, "shape", xs[i].shape);
+      put_dims(b, "shape", xs[i].shape);
       put_dtype(b, "dtype", xs[i].dtype);
     });
   });
@@ -294,7 +296,7 @@ template <class A> std::vector<NamedBuffer> get_named(A& ar, const char* name) {
       NamedBuffer nb;
       nb.name = get_string(b, "name");
       nb.buffer = get<int>(b, "buffer");
-      nb.shape = get_ints<int64_t>(b, "shape");
+      nb.shape = get_dims(b, "shape");
       nb.dtype = get_dtype(b, "dtype");
       xs.push_back(std::move(nb));
     });
@@ -389,6 +391,7 @@ template <class A> void put_schedule(A& ar, const Schedule& s) {
   put_named(ar, "inputs", s.inputs);
   put_named(ar, "outputs", s.outputs);
   put_named(ar, "states", s.states);
+  put_vars(ar, s.vars);
 }
 template <class A> Schedule get_schedule(A& ar) {
   Schedule s;
@@ -397,6 +400,7 @@ template <class A> Schedule get_schedule(A& ar) {
   s.inputs = get_named(ar, "inputs");
   s.outputs = get_named(ar, "outputs");
   s.states = get_named(ar, "states");
+  s.vars = get_vars(ar);
   return s;
 }
 
@@ -411,7 +415,7 @@ template <class A> void put_program(A& ar, const Program& p) {
       put_string(b, "name", k.name);
       put_string(b, "src", k.src);
       put_ints(b, "bufs", k.bufs);
-      put_ints(b, "extents", k.extents);
+      put_dims(b, "extents", k.extents);
       put_strings(b, "vars", k.vars);
       put_ints(b, "global_size", k.global_size);
       put_ints(b, "local_size", k.local_size);
@@ -426,6 +430,7 @@ template <class A> void put_program(A& ar, const Program& p) {
   put_named(ar, "inputs", p.inputs);
   put_named(ar, "outputs", p.outputs);
   put_named(ar, "states", p.states);
+  put_vars(ar, p.vars);
 }
 template <class A> Program get_program(A& ar) {
   Program p;
@@ -437,7 +442,7 @@ template <class A> Program get_program(A& ar) {
       k.name = get_string(b, "name");
       k.src = get_string(b, "src");
       k.bufs = get_ints<int>(b, "bufs");
-      k.extents = get_ints<int64_t>(b, "extents");
+      k.extents = get_dims(b, "extents");
       k.vars = get_strings(b, "vars");
       k.global_size = get_ints<int64_t>(b, "global_size");
       k.local_size = get_ints<int64_t>(b, "local_size");
@@ -453,6 +458,7 @@ template <class A> Program get_program(A& ar) {
   p.inputs = get_named(ar, "inputs");
   p.outputs = get_named(ar, "outputs");
   p.states = get_named(ar, "states");
+  p.vars = get_vars(ar);
   return p;
 }
 

@@ -20,8 +20,8 @@ enum class ArtifactKind : uint8_t { Unknown = 0, Graph = 1, Schedule = 2, Progra
 // The version this build writes and the newest it reads.
 // 2: states, assigns, init kernels; 3: kernel vars, launch sizes; 4: program kernel extents;
 // 5: random buffers (CUSTOM nodes, custom program kernels); 6: program kernels op_estimate,
-// mem_estimate
-constexpr uint32_t kArtifactVersion = 7;
+// mem_estimate; 8: symbolic dimensions (text in shapes) and the vars tables
+constexpr uint32_t kArtifactVersion = 8;
 
 // What a kind is, for messages: "a graph (from tg-trace)".
 std::string_view artifact_description(ArtifactKind kind);

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "codegen/renderer.h"
 #include "io/artifact.h"
 #include "util/error.h"
 
@@ -18,7 +20,9 @@ constexpr int64_t kMaxElements = int64_t(1) << 48;
 
 class Checker {
 public:
-  explicit Checker(std::string what) : what_(std::move(what)) {}
+  // `vars`: the artifact's variables, at whose values symbolic views are checked.
+  Checker(std::string what, const std::vector<VarBinding>& vars) : what_(std::move(what)), vars_(&vars) {}
+  const std::vector<VarBinding>& vars() const { return *vars_; }
   void operator()(bool ok, const std::string& where, const char* message) const {
     if (!ok) fail("RuntimeError", "invalid " + what_ + " artifact: " + where + ": " + message);
   }
@@ -29,8 +33,10 @@ public:
 
 private:
   std::string what_;
+  const std::vector<VarBinding>* vars_;
 };
 
+std::string str(const Shape& xs) { return shape_repr(xs); }
 std::string str(const std::vector<int64_t>& xs) {
   std::string s = "(";
   for (size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + std::to_string(xs[i]);
@@ -39,10 +45,13 @@ std::string str(const std::vector<int64_t>& xs) {
 
 // Element count of a shape; checks dims are non-negative and the count is sane.
 int64_t checked_size(const Shape& shape, const Checker& check, const std::string& where) {
-  for (int64_t d : shape) check(d >= 0, where, [&] { return "negative dimension in shape " + str(shape); });
+  // (a symbolic dimension counts at its largest value, which is what a buffer holds)
+  for (const sint& x : shape)
+    check(x.min() >= 0, where, [&] { return "negative dimension in shape " + str(shape); });
   if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0; // (2**62, 0) is empty
   int64_t n = 1;
-  for (int64_t d : shape) {
+  for (const sint& x : shape) {
+    int64_t d = x.max();
     check(n <= kMaxElements / d, where, [&] { return "shape " + str(shape) + " is too large"; });
     n *= d;
   }
@@ -55,7 +64,8 @@ void check_view(const View& v, const Checker& check, const std::string& where) {
     return "view has " + std::to_string(v.strides.size()) + " strides for " + std::to_string(v.shape.size()) +
            " dimensions";
   });
-  for (int64_t s : v.strides) check(s > -kMaxElements && s < kMaxElements, where, "stride out of range");
+  for (const sint& s : v.strides)
+    check(s.min() > -kMaxElements && s.max() < kMaxElements, where, "stride out of range");
   check(v.offset > -kMaxElements && v.offset < kMaxElements, where, "offset out of range");
   if (!v.mask) return;
   check(v.mask->size() == v.shape.size(), where, [&] {
@@ -76,8 +86,24 @@ void check_st(const ShapeTracker& st, const Checker& check, const std::string& w
   for (const View& v : st.views) check_view(v, check, where);
 }
 
-void check_st_in_buffer(const ShapeTracker& st, int64_t buffer_size, const Checker& check,
+// A dimension at the artifact's variable values; a variable it lacks fails the check.
+int64_t dim_at(const sint& d, const Checker& check, const std::string& where) {
+  if (d.is_int()) return int64_t(d);
+  try {
+    return eval_dim(d, check.vars());
+  } catch (const Error& e) {
+    check(false, where, e.what());
+    return 0;
+  }
+}
+
+void check_st_in_buffer(const ShapeTracker& st_in, int64_t buffer_size, const Checker& check,
                         const std::string& where) {
+  ShapeTracker st = st_in;
+  for (View& v : st.views) {
+    for (sint& d : v.shape) d = dim_at(d, check, where);
+    for (sint& d : v.strides) d = dim_at(d, check, where);
+  }
   if (auto r = index_range(st.views.front()))
     check(r->first >= 0 && r->second < buffer_size, where, [&] {
       return "view reads elements " + std::to_string(r->first) + ".." + std::to_string(r->second) +
@@ -246,8 +272,26 @@ void check_custom_buffers(const std::vector<int>& bufs, DType dtype, int64_t siz
 
 } // namespace
 
+// The vars table: distinct identifiers, each value within its range, and ranges of sizes.
+void check_vars(const std::vector<VarBinding>& vars, const Checker& check) {
+  std::unordered_set<std::string> names;
+  for (const VarBinding& v : vars) {
+    bool ident = !v.name.empty() && !(v.name[0] >= '0' && v.name[0] <= '9');
+    for (char c : v.name)
+      ident =
+          ident && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+    check(ident, "vars", [&] { return "variable name '" + v.name + "' is not an identifier"; });
+    check(names.insert(v.name).second, "vars", [&] { return "variable '" + v.name + "' is listed twice"; });
+    check(0 <= v.min && v.min <= v.value && v.value <= v.max && v.max <= INT32_MAX, "vars", [&] {
+      return "variable '" + v.name + "' has value " + std::to_string(v.value) + " outside [" +
+             std::to_string(v.min) + ", " + std::to_string(v.max) + "]";
+    });
+  }
+}
+
 void validate_graph(const Graph& g) {
-  Checker check("graph");
+  Checker check("graph", g.vars);
+  check_vars(g.vars, check);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const LazyNode& n = g.nodes[i];
     std::string where = node_where("node ", i, n.op);
@@ -266,7 +310,7 @@ void validate_graph(const Graph& g) {
           [&] { return "view shape " + str(n.st.shape()) + " differs from node shape " + str(n.shape); });
     if (n.is_view()) {
       int64_t base_size = 1;
-      for (int64_t d : g.nodes[n.srcs[0]].shape) base_size *= d;
+      for (const sint& d : g.nodes[n.srcs[0]].shape) base_size *= dim_at(d, check, where);
       check_st_in_buffer(n.st, base_size, check, where);
     }
     if (is_elementwise(n.op))
@@ -349,7 +393,8 @@ void validate_graph(const Graph& g) {
 }
 
 void validate_schedule(const Schedule& s) {
-  Checker check("schedule");
+  Checker check("schedule", s.vars);
+  check_vars(s.vars, check);
   std::unordered_map<int, const BufferInfo*> by_id;
   check_buffers(s.buffers, s.inputs, s.outputs, s.states, check, by_id);
   check_init_first(s.kernels, check);
@@ -380,8 +425,9 @@ void validate_schedule(const Schedule& s) {
 }
 
 void validate_program(const Program& p) {
-  Checker check("program");
+  Checker check("program", p.vars);
   check(!p.device.empty(), "device", "empty device name");
+  check_vars(p.vars, check);
   std::unordered_map<int, const BufferInfo*> by_id;
   check_buffers(p.buffers, p.inputs, p.outputs, p.states, check, by_id);
   check_init_first(p.kernels, check);
@@ -403,8 +449,9 @@ void validate_program(const Program& p) {
       check(it != by_id.end(), where, [&] { return "buffer " + std::to_string(id) + " does not exist"; });
       // Sizes are at most kMaxElements and item sizes at most 8, so bytes fit in int64.
       int64_t bytes = it->second->size * int64_t(itemsize(it->second->dtype));
-      check(kernel.extents[i] >= 0 && kernel.extents[i] <= bytes, where, [&] {
-        return "touches " + std::to_string(kernel.extents[i]) + " bytes of buffer " + std::to_string(id) +
+      int64_t extent = dim_at(kernel.extents[i], check, where);
+      check(extent >= 0 && extent <= bytes, where, [&] {
+        return "touches " + std::to_string(extent) + " bytes of buffer " + std::to_string(id) +
                ", which holds " + std::to_string(bytes);
       });
     }
@@ -425,6 +472,9 @@ void validate_program(const Program& p) {
         var_ident = var_ident &&
                     ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
       check(var_ident, where, [&] { return "variable name '" + v + "' is not an identifier"; });
+      check(v == kSplitStartVar || v == kSplitEndVar ||
+                std::any_of(p.vars.begin(), p.vars.end(), [&](const VarBinding& b) { return b.name == v; }),
+            where, [&] { return "variable '" + v + "' is not in the program's vars"; });
     }
     for (auto* dims : {&kernel.global_size, &kernel.local_size}) {
       const char* name = dims == &kernel.global_size ? "global_size" : "local_size";

@@ -178,7 +178,7 @@ NpyHeader parse_header(std::string_view text, std::string_view name) {
         npy_fail(name, "malformed .npy header ('shape' is not a tuple of ints)");
       for (int64_t d : value.tuple)
         if (d < 0) npy_fail(name, "malformed .npy header (negative dimension in 'shape')");
-      h.shape = value.tuple;
+      h.shape = shape_from_ints(value.tuple);
       have_shape = true;
     }
   }

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "device/registry.h"
+#include "io/artifact.h"
 #include "random/numpy_rng.h"
 #include "util/error.h"
 
@@ -76,6 +77,49 @@ bool has_custom(const Program& p) {
 
 } // namespace
 
+Shape shape_at(const Shape& s, const std::vector<VarBinding>& vars) {
+  if (all_int(s)) return s;
+  Shape out;
+  for (const sint& d : s) out.push_back(eval_dim(d, vars));
+  return out;
+}
+
+void set_program_vars(Program& p, const std::vector<std::string>& assignments) {
+  for (const std::string& a : assignments) {
+    size_t eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) fail("ValueError", "--var " + a + ": expected NAME=VALUE");
+    std::string name = a.substr(0, eq), text = a.substr(eq + 1);
+    auto it = std::find_if(p.vars.begin(), p.vars.end(), [&](const VarBinding& v) { return v.name == name; });
+    if (it == p.vars.end()) {
+      std::string names;
+      for (const VarBinding& v : p.vars) names += (names.empty() ? "" : ", ") + v.name;
+      fail("ValueError", "--var " + a + ": the program has no variable '" + name + "'" +
+                             (names.empty() ? " (it has none)" : " (it has: " + names + ")"));
+    }
+    size_t used = 0;
+    int64_t value = 0;
+    try {
+      value = std::stoll(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size())
+      fail("ValueError", "--var " + a + ": '" + text + "' is not an integer");
+    if (value < it->min || value > it->max)
+      fail("ValueError", "--var " + a + ": " + name + " must be in [" + std::to_string(it->min) + ", " +
+                             std::to_string(it->max) + "]");
+    it->value = value;
+  }
+  if (assignments.empty()) return;
+  try {
+    validate_program(p);
+  } catch (const Error& e) { // e.g. a view of a concrete buffer that a larger value reads past
+    std::string all;
+    for (const std::string& a : assignments) all += (all.empty() ? "" : " ") + a;
+    throw Error(e.kind(), "--var " + all + ": " + e.what());
+  }
+}
+
 CompiledProgram compile_program(const Program& p) {
   return device(p.device).compiler().compile(has_custom(p) ? device_part(p) : p);
 }
@@ -93,7 +137,8 @@ struct ProgramRun::Memory {
 ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>& inputs)
     : p_(p), device_(device(p.device)) {
   check_names("input", p.inputs, inputs, true);
-  for (const NamedBuffer& nb : p.inputs) check_binding("input", nb, inputs.at(nb.name));
+  for (const NamedBuffer& nb : p.inputs)
+    check_binding("input", {nb.name, nb.buffer, shape_at(nb.shape, p.vars), nb.dtype}, inputs.at(nb.name));
   if (has_custom(p)) device_program_ = device_part(p);
   const Program& dp = device_program_ ? *device_program_ : p;
   compiled_ = device_.compiler().compile(dp);
@@ -135,13 +180,16 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
     args_.push_back(std::move(args));
     dims_.push_back(launch_dims(k));
     // The split range's bounds default to the whole range (an open end: the kernel knows its
-    // own); other int parameters are symbolic variables, which no program binds yet.
+    // own); other int parameters are the program's symbolic variables.
     std::vector<int32_t> vars;
     for (const std::string& v : k.vars) {
+      auto var = std::find_if(p.vars.begin(), p.vars.end(), [&](const VarBinding& b) { return b.name == v; });
       if (v == kSplitEndVar)
         vars.push_back(INT32_MAX);
       else if (v == kSplitStartVar)
         vars.push_back(0);
+      else if (var != p.vars.end())
+        vars.push_back(int32_t(var->value));
       else
         fail("RuntimeError", "kernel '" + k.name + "' needs a value for variable '" + v + "'");
     }
@@ -164,10 +212,11 @@ void ProgramRun::copy_in(const NamedBuffer& nb, const HostBuffer& hb) {
 
 HostBuffer ProgramRun::copy_out(const NamedBuffer& nb) const {
   const BufferInfo& b = buffer_by_id(p_, nb.buffer);
-  size_t bytes = size_t(prod(nb.shape)) * size_t(itemsize(nb.dtype));
+  Shape shape = shape_at(nb.shape, p_.vars);
+  size_t bytes = size_t(prod(shape)) * size_t(itemsize(nb.dtype));
   check(bytes <= size_t(b.size) * size_t(itemsize(b.dtype)), "RuntimeError",
         "'" + nb.name + "' is larger than its buffer");
-  HostBuffer hb{nb.dtype, nb.shape, std::vector<uint8_t>(bytes)};
+  HostBuffer hb{nb.dtype, shape, std::vector<uint8_t>(bytes)};
   loaded_->synchronize();
   mem_->allocator.copyout(hb.data.data(), mem_->buffers.at(nb.buffer), bytes);
   return hb;

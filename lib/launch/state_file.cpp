@@ -8,13 +8,14 @@ namespace tg {
 std::map<std::string, HostBuffer> load_state_file(const std::string& path) {
   std::map<std::string, HostBuffer> states;
   for (nn::SafeTensor& t : nn::load_safetensors(path).tensors)
-    states[t.name] = HostBuffer{t.dtype, t.shape, std::move(t.data)};
+    states[t.name] = HostBuffer{t.dtype, shape_from_ints(t.shape), std::move(t.data)};
   return states;
 }
 
 void save_state_file(const ProgramRun& run, const std::string& path) {
   nn::SafeFile file;
-  for (auto& [name, hb] : run.states()) file.tensors.push_back({name, hb.dtype, hb.shape, hb.data});
+  for (auto& [name, hb] : run.states())
+    file.tensors.push_back({name, hb.dtype, shape_ints(hb.shape), hb.data});
   nn::save_safetensors(file, path);
 }
 

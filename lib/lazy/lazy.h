@@ -24,7 +24,7 @@ using NodeId = uint32_t;
 enum class MoveOp : uint8_t { Reshape, Expand, Permute, Pad, Shrink, Stride };
 struct ViewMove {
   MoveOp op;
-  std::vector<int64_t> arg;
+  Shape arg; // dims (reshape, expand; may be symbolic), axes, or flattened (begin, end) pairs
   bool operator==(const ViewMove&) const = default;
 };
 
@@ -146,7 +146,8 @@ struct Graph {
   std::vector<GraphInput> inputs;
   std::vector<GraphOutput> outputs;
   std::vector<GraphState> states;
-  std::vector<NodeId> assigns; // ASSIGN nodes, realized after the outputs' kernels need them
+  std::vector<NodeId> assigns;  // ASSIGN nodes, realized after the outputs' kernels need them
+  std::vector<VarBinding> vars; // the symbolic variables its shapes use, with their bound values
 };
 
 } // namespace tg

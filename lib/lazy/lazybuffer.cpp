@@ -138,14 +138,24 @@ LazyBuffer LazyBuffer::detach() const {
 }
 
 namespace {
-std::vector<int64_t> flat_pairs(const std::vector<std::pair<int64_t, int64_t>>& arg) {
-  std::vector<int64_t> out;
+Shape flat_pairs(const std::vector<std::pair<int64_t, int64_t>>& arg) {
+  Shape out;
   for (auto [a, b] : arg) out.insert(out.end(), {a, b});
   return out;
 }
 } // namespace
 
 LazyBuffer LazyBuffer::reshape(const Shape& arg) const {
+  if (all_int(shape()) && !all_int(arg)) { // view.py: the new size at the variables' bound values
+    std::vector<std::pair<Expr, Expr>> vals;
+    for (const sint& d : arg)
+      for (const Expr& v : d.expr().vars()) vals.push_back({v, Expr(bound_value(v.node()->name))});
+    Shape at_values;
+    for (const sint& d : arg) at_values.push_back(d.expr().substitute(vals).num());
+    if (prod(shape()) != prod(at_values))
+      fail("ValueError", "size mismatched, can't reshape self.shape=" + shape_repr(shape()) +
+                             " -> new_shape=" + shape_repr(arg));
+  }
   return view(st().reshape(arg), ViewMove{MoveOp::Reshape, arg});
 }
 LazyBuffer LazyBuffer::pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
@@ -155,13 +165,13 @@ LazyBuffer LazyBuffer::expand(const Shape& arg) const {
   return view(st().expand(arg), ViewMove{MoveOp::Expand, arg});
 }
 LazyBuffer LazyBuffer::permute(const std::vector<int>& arg) const {
-  return view(st().permute(arg), ViewMove{MoveOp::Permute, std::vector<int64_t>(arg.begin(), arg.end())});
+  return view(st().permute(arg), ViewMove{MoveOp::Permute, Shape(arg.begin(), arg.end())});
 }
 LazyBuffer LazyBuffer::shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
   return view(st().shrink(arg), ViewMove{MoveOp::Shrink, flat_pairs(arg)});
 }
 LazyBuffer LazyBuffer::stride(const std::vector<int64_t>& arg) const {
-  return view(st().stride(arg), ViewMove{MoveOp::Stride, arg});
+  return view(st().stride(arg), ViewMove{MoveOp::Stride, shape_from_ints(arg)});
 }
 
 LazyBuffer LazyBuffer::contiguous() const {
@@ -269,7 +279,7 @@ LazyBuffer LazyBuffer::r(Op op, const Axes& axis) const {
   }
   // Split large reduces into two kernels so there are enough outputs to go around (lazy.py).
   int64_t out = prod(new_shape);
-  if (prod(shape()) == 0 || prod(shape()) / out < 32768) return reduce_op(op, axis);
+  if (!all_int(shape()) || prod(shape()) == 0 || prod(shape()) / out < 32768) return reduce_op(op, axis);
   auto real = st().real_strides(true);
   for (int a : axis) {
     for (int64_t x = std::min<int64_t>(256, (int64_t(1) << 22) / out); x >= 8; --x) {
@@ -333,11 +343,41 @@ Graph extract_graph(const std::vector<std::pair<std::string, LazyBuffer>>& outpu
     for (const GraphState& s : g.states()) out.states.push_back({s.name, remap.at(s.node), remap.at(s.init)});
     for (NodeId a : g.assigns()) out.assigns.push_back(remap.at(a));
   }
+  out.vars = bound_vars();
   return out;
+}
+
+namespace {
+struct VarTable {
+  std::vector<VarBinding> vars;
+};
+} // namespace
+
+const std::vector<VarBinding>& bound_vars() { return lazy_graph().extension<VarTable>().vars; }
+
+void bind_var(const VarBinding& v) {
+  auto& vars = lazy_graph().extension<VarTable>().vars;
+  for (const VarBinding& have : vars) {
+    if (have.name != v.name) continue;
+    if (have == v) return;
+    fail("AssertionError", "cannot merge, variable '" + v.name + "' is bound to " +
+                               std::to_string(have.value) + " and to " + std::to_string(v.value) +
+                               " in one program");
+  }
+  vars.push_back(v);
+}
+
+void clear_bound_vars() { lazy_graph().extension<VarTable>().vars.clear(); }
+
+int64_t bound_value(const std::string& name) {
+  for (const VarBinding& v : bound_vars())
+    if (v.name == name) return v.value;
+  fail("AssertionError", "Variable isn't bound, can't access val of " + name);
 }
 
 std::vector<NodeId> import_graph(const Graph& graph) {
   LazyGraph& g = lazy_graph();
+  for (const VarBinding& v : graph.vars) bind_var(v);
   std::vector<NodeId> ids;
   ids.reserve(graph.nodes.size());
   for (const LazyNode& n : graph.nodes) {

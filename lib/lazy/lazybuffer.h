@@ -88,7 +88,15 @@ private:
 // With `effects`, also the states and assigns registered in the process graph.
 Graph extract_graph(const std::vector<std::pair<std::string, LazyBuffer>>& outputs,
                     const std::vector<GraphInput>& inputs, bool effects = false);
-// Loads an artifact's nodes into the process graph; returns the new id of each artifact node.
+// The symbolic variables bound in the process graph (Variable.bind), in binding order. Binding
+// a variable again to the same value is a no-op; to another value, or with another range, is
+// tinygrad's merge_dicts error (one program has one value per variable).
+const std::vector<VarBinding>& bound_vars();
+void bind_var(const VarBinding& v);
+void clear_bound_vars(); // a traced program's bindings end with it (trace_script)
+// The value bound to a variable of the process graph; an error names an unbound one.
+int64_t bound_value(const std::string& name);
+// Loads an artifact's nodes (and its vars) into the process graph; returns the new id of each artifact node.
 // The artifact's states and assigns are not registered (the caller maps them through the ids).
 std::vector<NodeId> import_graph(const Graph& graph);
 

@@ -308,7 +308,7 @@ void add_elementwise_ops(OpTable& t) {
     bool keep = n.attr_int("keepdims", 1) != 0, last = n.attr_int("select_last_index", 0) != 0;
     Tensor x = last ? n.in(0).flip({axis}) : n.in(0); // the last of ties is the first when flipped
     Tensor r = (n.op() == "ArgMax" ? x.argmax(axis, keep) : x.argmin(axis, keep)).cast(DType::Int64);
-    return {last ? r.sub(n.in(0).shape()[size_t(axis)] - 1, true) : r};
+    return {last ? r.sub(int64_t(n.in(0).shape()[size_t(axis)]) - 1, true) : r};
   };
   t["ArgMax"] = arg_extreme;
   t["ArgMin"] = arg_extreme;

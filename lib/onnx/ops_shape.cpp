@@ -16,7 +16,7 @@ Index all() { return Index::slice(std::nullopt, std::nullopt, std::nullopt); }
 
 // x indexed along `axis` by an int tensor (negative entries count from the end).
 Tensor take(const Tensor& x, int axis, Tensor idx) {
-  idx = idx.lt(0).where(idx.add(x.shape()[size_t(axis)]), idx);
+  idx = idx.lt(0).where(idx.add(int64_t(x.shape()[size_t(axis)])), idx);
   std::vector<Index> index(size_t(axis), all());
   index.push_back(Index::of_tensor(idx));
   return x.getitem(index);
@@ -139,7 +139,7 @@ void add_shape_ops(OpTable& t) {
     if (!n.attr_int("allowzero", 0))
       for (size_t i = 0; i < shape.size(); ++i)
         if (shape[i] == 0 && i < s.size()) shape[i] = s[i];
-    return {n.in(0).reshape(shape)};
+    return {n.in(0).reshape(shape_from_ints(shape))};
   };
   t["Transpose"] = [](const Node& n) -> Outs {
     size_t rank = n.in(0).shape().size();
@@ -180,7 +180,7 @@ void add_shape_ops(OpTable& t) {
   t["GatherElements"] = [](const Node& n) -> Outs {
     Tensor x = n.in(0), idx = n.in(1);
     int axis = Node::norm_axis(n.attr_int("axis", 0), x.shape().size());
-    idx = idx.lt(0).where(idx.add(x.shape()[size_t(axis)]), idx);
+    idx = idx.lt(0).where(idx.add(int64_t(x.shape()[size_t(axis)])), idx);
     return {x.gather(axis, idx)};
   };
   t["Compress"] = [](const Node& n) -> Outs { // the positions where the (known) condition holds

@@ -84,7 +84,7 @@ Outs dft(const Node& n) {
   if (axis == int(rank) - 1)
     n.bad("the axis must not be the last one (it holds the real and imaginary parts)");
   bool inverse = n.attr_int("inverse", 0) != 0, onesided = n.attr_int("onesided", 0) != 0;
-  int64_t length = n.has_input(1) ? n.known(1).ints().at(0) : x.shape()[size_t(axis)];
+  int64_t length = n.has_input(1) ? n.known(1).ints().at(0) : int64_t(x.shape()[size_t(axis)]);
   // the signal axis last, then back where it was
   std::vector<int> perm;
   for (size_t d = 0; d + 1 < rank; ++d)
@@ -105,7 +105,7 @@ Outs stft(const Node& n) {
   int64_t step = n.known(1).ints().at(0), len = x.shape()[1];
   std::optional<Tensor> window;
   if (n.has_input(2)) window = n.in(2);
-  int64_t frame = n.has_input(3) ? n.known(3).ints().at(0) : window ? window->shape().at(0) : 0;
+  int64_t frame = n.has_input(3) ? n.known(3).ints().at(0) : window ? int64_t(window->shape().at(0)) : 0;
   if (frame <= 0 || step <= 0 || frame > len) n.bad("frame_length and frame_step must fit the signal");
   bool onesided = n.attr_int("onesided", 1) != 0;
   auto [re, im] = complex_parts(x, n); // (batch, length)

@@ -493,6 +493,7 @@ Schedule schedule_graph(const Graph& graph) {
   std::vector<NodeId> ids = import_graph(graph);
   const LazyGraph& g = lazy_graph();
   Schedule s;
+  s.vars = graph.vars;
   BufferTable table(s);
   BufferTable::Local none;
   for (const GraphInput& in : graph.inputs) {

@@ -41,6 +41,7 @@ struct Schedule {
   std::vector<NamedBuffer> inputs;
   std::vector<NamedBuffer> outputs;
   std::vector<NamedBuffer> states; // in the graph's order; init kernels come first
+  std::vector<VarBinding> vars;    // the graph's symbolic variables
 };
 
 Schedule schedule_graph(const Graph& graph);

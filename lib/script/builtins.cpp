@@ -793,8 +793,9 @@ void register_pipeline(Registry& r) {
         for (auto& i : in.inputs)
           if (i.name == name) raise("ValueError", "input '" + name + "' is already defined");
         Shape shape = to_shape(a[1]);
-        for (int64_t d : shape)
-          if (d < 0) raise("ValueError", "input '" + name + "': shape entries must be non-negative ints");
+        for (const sint& d : shape)
+          if (d.min() < 0)
+            raise("ValueError", "input '" + name + "': shape entries must be non-negative ints");
         DType dt = to_dtype(a[2]).value_or(DType::Float32);
         bool rg = truthy(a[3]);
         Tensor t = Tensor::placeholder(name, shape, dt, rg);
@@ -1260,6 +1261,7 @@ void register_builtins(Registry& r) {
   register_math(r, *math);
   r.globals[intern("math")] = Value::of(VKind::Module, math);
   register_functools(r);
+  register_symbolic(r);
   register_sequences(r);
   register_pipeline(r);
 }

@@ -41,8 +41,9 @@ Tensor& to_tensor(const Value& v, const std::string& what) {
   raise("TypeError", what + " must be a Tensor, not '" + type_name(v) + "'");
 }
 
-static int64_t shape_entry(const Value& v) {
+static sint shape_entry(const Value& v) {
   if (v.is_none()) return kKeepDim;
+  if (v.kind == VKind::Symbol) return sint(v.as<SymObj>().e);
   return to_index(v);
 }
 

@@ -103,7 +103,10 @@ void register_state(Registry& r);     // state_bindings.cpp: dict methods, nn.st
 void register_nn(Registry& r);        // nn_bindings.cpp
 void register_optim(Registry& r);     // optim_bindings.cpp: nn.optim
 void register_functools(Registry& r); // functools_module.cpp: functools.reduce, functools.partial
-bool is_callable(const Value& v);     // Python's callable() (builtins.cpp)
+void register_symbolic(Registry& r);  // symbolic_bindings.cpp: Variable
+// + - * // % on symbolic dimensions (and ints with them); nullopt when op or operands don't apply.
+std::optional<Value> symbol_op(PyOp op, const Value& a, const Value& b);
+bool is_callable(const Value& v); // Python's callable() (builtins.cpp)
 // The global module `nn` (tinygrad.nn), made on first use: layers, nn.state and nn.optim are
 // registered into it from three files.
 ModuleObj& nn_module(Registry& r);

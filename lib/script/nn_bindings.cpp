@@ -51,6 +51,7 @@ Value to_value(const std::optional<Tensor>& t) { return opt_T(t); }
 Value to_value(const IntOrTuple& v) { return v.is_int ? Value::integer(v.values[0]) : ints(v.values); }
 Value to_value(const std::vector<int64_t>& v) { return ints(v); }
 Value to_value(const std::vector<int>& v) { return ints(v); }
+Value to_value(const Shape& v) { return ints(shape_ints(v)); }
 Value to_value(int64_t v) { return Value::integer(v); }
 Value to_value(double v) { return Value::floating(v); }
 Value to_value(bool v) { return Value::boolean(v); }
@@ -60,8 +61,9 @@ void from_value(const Value& v, const char* name, std::optional<Tensor>& out) {
   out = v.is_none() ? std::nullopt : std::optional<Tensor>(to_tensor(v, name));
 }
 void from_value(const Value& v, const char*, IntOrTuple& out) { out = int_or_tuple(v); }
-void from_value(const Value& v, const char*, std::vector<int64_t>& out) { out = to_shape(v); }
+void from_value(const Value& v, const char*, std::vector<int64_t>& out) { out = shape_ints(to_shape(v)); }
 void from_value(const Value& v, const char*, std::vector<int>& out) { out = to_ints(v); }
+void from_value(const Value& v, const char*, Shape& out) { out = to_shape(v); }
 void from_value(const Value& v, const char*, int64_t& out) { out = to_index(v); }
 void from_value(const Value& v, const char* name, double& out) { out = to_double(v, name); }
 void from_value(const Value& v, const char*, bool& out) { out = truthy(v); }

@@ -250,6 +250,8 @@ Value Interp::binary(PyOp op, const Value& a, const Value& b) {
   if (a.kind == VKind::Tensor) return tensor_op(op, a.t(), b, false, a, b);
   if (b.kind == VKind::Tensor) return tensor_op(op, b.t(), a, true, a, b);
   if (a.is_number() && b.is_number()) return number_op(op, a, b);
+  if (a.kind == VKind::Symbol || b.kind == VKind::Symbol)
+    if (auto r = symbol_op(op, a, b)) return *r;
   if (op == PyOp::Mod && a.kind == VKind::Str) return Value::str(percent_format(a.s(), b));
   if (op == PyOp::Add && is_sequence_kind(a.kind)) {
     if (a.kind != b.kind) {

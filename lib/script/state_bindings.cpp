@@ -91,8 +91,9 @@ Value safe_load(Interp&, Args& a) {
   }
   std::vector<std::pair<std::string, Value>> items;
   for (auto& t : f.tensors)
-    items.emplace_back(t.name,
-                       Value::tensor(Tensor(LazyBuffer::from_data(std::move(t.data), t.shape, t.dtype))));
+    items.emplace_back(
+        t.name,
+        Value::tensor(Tensor(LazyBuffer::from_data(std::move(t.data), shape_from_ints(t.shape), t.dtype))));
   return make_dict(std::move(items));
 }
 
@@ -110,7 +111,7 @@ Value safe_save(Interp&, Args& a) {
       raise("RuntimeError", "safe_save: tensor '" + k +
                                 "' is computed, and a .tg script only traces: its value is not known until "
                                 "tg-run; output() it and save it with `tg-run --out-dir` instead");
-    f.tensors.push_back({k, t.dtype(), t.shape(), std::move(*bytes)});
+    f.tensors.push_back({k, t.dtype(), shape_ints(t.shape()), std::move(*bytes)});
   }
   if (!a[2].is_none()) {
     if (a[2].kind != VKind::Dict) raise("TypeError", "safe_save: metadata must be a dict");

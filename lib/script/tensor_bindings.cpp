@@ -201,7 +201,7 @@ std::optional<Tensor> opt_tensor(const Value& v, const char* what) {
 }
 // An int or a tuple/list of ints (kernel_size, stride, dilation, padding).
 IntOrTuple int_or_tuple(const Value& v) {
-  if (v.is_seq()) return IntOrTuple(std::vector<int64_t>(to_shape(v)));
+  if (v.is_seq()) return IntOrTuple(shape_ints(to_shape(v)));
   return IntOrTuple(to_index(v));
 }
 // kernel_size=(2, 2): ParamSpec defaults cannot be tuples, so None stands for the default.
@@ -372,14 +372,14 @@ void register_methods(Registry& r) {
   m(
       "split", "self, sizes, dim=0", +[](Interp&, Args& a) {
         if (a[1].is_intlike()) return tensor_list(self(a).split(a[1].as_int(), to_int(a[2])), true);
-        return tensor_list(self(a).split(to_shape(a[1]), to_int(a[2])), true);
+        return tensor_list(self(a).split(shape_ints(to_shape(a[1])), to_int(a[2])), true);
       });
   m(
       "chunk", "self, chunks, dim=0",
       +[](Interp&, Args& a) { return tensor_list(self(a).chunk(to_index(a[1]), to_int(a[2])), false); });
   m(
       "pad2d", "self, padding, value=0.0",
-      +[](Interp&, Args& a) { return T(self(a).pad2d(to_shape(a[1]), to_scalar(a[2]))); });
+      +[](Interp&, Args& a) { return T(self(a).pad2d(shape_ints(to_shape(a[1])), to_scalar(a[2]))); });
   m(
       "gather", "self, dim, index",
       +[](Interp&, Args& a) { return T(self(a).gather(to_int(a[1]), to_tensor(a[2], "index"))); });
@@ -557,7 +557,7 @@ void register_methods(Registry& r) {
   p(
       "shape", +[](Interp&, const Value& v) {
         std::vector<Value> dims;
-        for (int64_t d : v.t().shape()) dims.push_back(Value::integer(d));
+        for (const sint& d : v.t().shape()) dims.push_back(Value::symbol(d));
         return Value::tuple(std::move(dims));
       });
   p(

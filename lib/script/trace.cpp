@@ -145,6 +145,7 @@ Graph trace_script(const std::string& source, const std::string& filename, const
   Graph g = extract_graph(outputs, inputs, /*effects=*/true);
   // The effects belong to this graph: a later graph built in this process starts without them.
   lazy_graph().clear_effects();
+  clear_bound_vars();
   return g;
 }
 

@@ -1,5 +1,6 @@
 #include "script/value.h"
 
+#include "lazy/lazybuffer.h"
 #include "script/dict.h"
 #include "script/interp.h"
 
@@ -62,6 +63,10 @@ Value Value::tuple(std::vector<Value> items) {
   return of(VKind::Tuple, std::move(o));
 }
 Value Value::tensor(Tensor t) { return of(VKind::Tensor, std::make_shared<TensorObj>(std::move(t))); }
+Value Value::symbol(const sint& d) {
+  if (d.is_int()) return integer(int64_t(d));
+  return of(VKind::Symbol, std::make_shared<SymObj>(d.expr()));
+}
 
 int64_t RangeObj::size() const {
   if (step > 0) return start < stop ? (stop - start + step - 1) / step : 0;
@@ -94,6 +99,11 @@ std::string type_name(const Value& v) {
     return "slice";
   case VKind::Range:
     return "range";
+  case VKind::Symbol: { // tinygrad's Node classes
+    static const char* const names[] = {"NumNode", "Variable", "MulNode", "DivNode",
+                                        "ModNode", "LtNode",   "SumNode", "AndNode"};
+    return names[int(v.as<SymObj>().e.kind())];
+  }
   case VKind::Tensor:
     return "Tensor";
   case VKind::Function:
@@ -230,6 +240,15 @@ std::string repr(const Value& v) {
     for (size_t k = 0; k < items.size(); ++k)
       r += (k ? ", " : "") + quote(items[k].first, false) + ": " + repr(items[k].second);
     return r + "}";
+  }
+  case VKind::Symbol: { // Node.__repr__: Variable('i', 1, 10).bind(3); expressions as text
+    const Expr& e = v.as<SymObj>().e;
+    if (e.kind() != ExprKind::Var) return e.render();
+    std::string r = "Variable('" + e.node()->name + "', " + std::to_string(e.min()) + ", " +
+                    std::to_string(e.max()) + ")";
+    for (const VarBinding& b : bound_vars())
+      if (b.name == e.node()->name) r += ".bind(" + std::to_string(b.value) + ")";
+    return r;
   }
   case VKind::Unbound:
     return "<unbound>";

@@ -37,6 +37,7 @@ enum class VKind : uint8_t {
   Method,   // a native function bound to its first argument
   Module,   // Tensor, dtypes, math: a namespace of attributes
   Dict,     // string keys only (script/dict.h)
+  Symbol,   // tinygrad's Variable and expressions of it: a symbolic dimension (SymObj)
   Unbound,  // an empty variable slot; never a result
 };
 
@@ -92,6 +93,7 @@ struct Value {
   static Value list(std::vector<Value> items);
   static Value tuple(std::vector<Value> items);
   static Value tensor(Tensor t);
+  static Value symbol(const sint& d); // an int dimension is an Int
   static Value of(VKind k, std::shared_ptr<Object> o) {
     Value x;
     x.kind = k;
@@ -127,6 +129,10 @@ struct RangeObj : Object {
   int64_t start = 0, stop = 0, step = 1;
   int64_t size() const;
   int64_t at(int64_t k) const { return start + k * step; }
+};
+struct SymObj : Object {
+  Expr e; // never a Num
+  explicit SymObj(Expr x) : e(x) {}
 };
 struct TensorObj : Object {
   Tensor t;

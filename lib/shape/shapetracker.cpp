@@ -14,7 +14,7 @@ std::vector<Expr> default_idxs(const Shape& shape) {
   std::vector<Expr> idxs;
   idxs.reserve(shape.size());
   for (size_t i = 0; i < shape.size(); ++i)
-    idxs.push_back(Expr::var("idx" + std::to_string(i), 0, shape[i] - 1));
+    idxs.push_back(Expr::var("idx" + std::to_string(i), 0, shape[i].max() - 1));
   return idxs;
 }
 
@@ -25,7 +25,7 @@ std::pair<Expr, Expr> expr_view(const View& view, const std::vector<Expr>& idxs,
   std::vector<Expr> vexpr;
   if (valid) vexpr.push_back(*valid);
   for (size_t i = 0; i < idxs.size(); ++i) {
-    if (view.shape[i] != 1 && view.strides[i] != 0) iexpr.push_back(idxs[i] * view.strides[i]);
+    if (view.shape[i] != 1 && view.strides[i] != 0) iexpr.push_back(idxs[i] * view.strides[i].expr());
     if (view.mask) {
       vexpr.push_back(idxs[i].ge((*view.mask)[i].first));
       vexpr.push_back(idxs[i].lt((*view.mask)[i].second));
@@ -74,7 +74,8 @@ std::vector<std::optional<int64_t>> ShapeTracker::real_strides(bool ignore_valid
   const View& last = views.back();
   std::vector<std::optional<int64_t>> ret(last.shape.size());
   if (views.size() == 1 && !last.mask) {
-    for (size_t i = 0; i < ret.size(); ++i) ret[i] = last.strides[i];
+    for (size_t i = 0; i < ret.size(); ++i)
+      if (last.strides[i].is_int()) ret[i] = int64_t(last.strides[i]); // a symbolic stride: unknown
     return ret;
   }
   std::vector<Expr> idxs = default_idxs(last.shape);
@@ -83,6 +84,10 @@ std::vector<std::optional<int64_t>> ShapeTracker::real_strides(bool ignore_valid
   auto terms = idx.kind() == ExprKind::Sum ? idx.node()->nodes : std::vector<const ExprNode*>{idx.node()};
   for (const ExprNode* term : terms) {
     const ExprNode* base = term->kind == ExprKind::Mul ? term->a : term;
+    if (term->bn) { // a symbolic stride: not a number the optimizer can use
+      for (const Expr& v : Expr(term).vars()) bad_vars.insert(v.node());
+      continue;
+    }
     int64_t stride = term->kind == ExprKind::Mul ? term->b : 1;
     bool found = false;
     if (base->kind == ExprKind::Var)

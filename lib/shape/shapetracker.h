@@ -8,16 +8,24 @@
 #include <utility>
 #include <vector>
 
+#include "shape/sint.h"
 #include "shape/symbolic.h"
 
 namespace tg {
 
-using Shape = std::vector<int64_t>;
+using Shape = std::vector<sint>;                       // dims, strides: ints or symbolic (sint.h)
 using Mask = std::vector<std::pair<int64_t, int64_t>>; // per dim [begin, end)
 
-// The number of elements; a ValueError when it does not fit in int64 (shapes are sizes, and
-// a wrapped size would silently compute the wrong thing).
+// The number of elements (a symbolic dimension counts at its largest value: the size a buffer of
+// that shape is allocated for, as tinygrad's View.size()); a ValueError when it does not fit in int64 (shapes
+// are sizes, and a wrapped size would silently compute the wrong thing).
 int64_t prod(const Shape& s);
+// Added for symbolic shapes: the symbolic product; whether a shape has no symbolic dimension.
+sint sym_prod(const Shape& s);
+bool all_int(const Shape& s);
+// Between shapes and plain int lists (split sizes, npy headers): shape_ints refuses a symbolic dim.
+std::vector<int64_t> shape_ints(const Shape& s);
+inline Shape shape_from_ints(const std::vector<int64_t>& v) { return Shape(v.begin(), v.end()); }
 // a * b for sizes, with the same ValueError on overflow.
 int64_t size_mul(int64_t a, int64_t b);
 // Python's repr of a tuple of ints, as tinygrad's messages print shapes: (), (4,), (2, 3).
@@ -53,6 +61,9 @@ struct View {
 // touches nothing. On int64 overflow (a hostile artifact) the whole int64 range, which no
 // buffer holds.
 std::optional<std::pair<int64_t, int64_t>> index_range(const View& v);
+// Added for symbolic shapes: one past the highest index a view can touch (0: none), symbolic when
+// its shape or strides are (tg-run checks it against the buffer at the values it runs with).
+sint index_end(const View& v);
 
 struct ShapeTracker {
   std::vector<View> views;
@@ -82,5 +93,8 @@ struct ShapeTracker {
   ShapeTracker stride(const std::vector<int64_t>& mul) const;
   ShapeTracker reshape(const Shape& new_shape) const;
 };
+
+// The tracker with every variable at its value in `vars` (sint.h's eval_dim).
+ShapeTracker at_values(const ShapeTracker& st, const std::vector<VarBinding>& vars);
 
 } // namespace tg

@@ -20,6 +20,10 @@ struct Fnv1a {
     pod(v.size());
     if (!v.empty()) bytes(v.data(), v.size() * sizeof v[0]);
   }
+  void ints(const Shape& v) { // a symbolic dimension hashes by its interned node
+    pod(v.size());
+    for (const sint& d : v) d.is_int() ? pod(int64_t(d)) : pod(d.node());
+  }
 };
 
 inline void hash_into(Fnv1a& h, const ShapeTracker& st) {

@@ -39,6 +39,7 @@ struct NodeHash {
     size_t h = static_cast<size_t>(n->kind);
     h = hash_mix(h, std::hash<int64_t>()(n->b));
     h = hash_mix(h, std::hash<const void*>()(n->a));
+    h = hash_mix(h, std::hash<const void*>()(n->bn));
     for (Node c : n->nodes) h = hash_mix(h, std::hash<const void*>()(c));
     if (n->kind == ExprKind::Var) {
       h = hash_mix(h, std::hash<std::string>()(n->name));
@@ -50,8 +51,8 @@ struct NodeHash {
 };
 struct NodeEq {
   bool operator()(Node x, Node y) const {
-    return x->kind == y->kind && x->b == y->b && x->a == y->a && x->nodes == y->nodes && x->min == y->min &&
-           x->max == y->max && x->name == y->name;
+    return x->kind == y->kind && x->b == y->b && x->a == y->a && x->bn == y->bn && x->nodes == y->nodes &&
+           x->min == y->min && x->max == y->max && x->name == y->name;
   }
 };
 
@@ -76,9 +77,10 @@ Node canonical_of(Node n) {
   case ExprKind::Div:
   case ExprKind::Mod:
   case ExprKind::Lt: {
-    if (n->a->canonical == n->a) return n;
+    if (n->a->canonical == n->a && (!n->bn || n->bn->canonical == n->bn)) return n;
     ExprNode c = *n;
     c.a = n->a->canonical;
+    if (n->bn) c.bn = n->bn->canonical;
     c.canonical = nullptr;
     return intern(std::move(c));
   }
@@ -193,6 +195,8 @@ ExprNode red_node(ExprKind kind, std::vector<Node> nodes) {
 }
 
 bool is(Node n, ExprKind k) { return n->kind == k; }
+// A MulNode by an int (the form every int-only rule below reads through ->b).
+bool is_int_mul(Node n) { return n->kind == ExprKind::Mul && !n->bn; }
 bool truthy(Node n) { return !(n->min == 0 && n->max == 0); }
 
 // ---- Node.sum ----
@@ -243,7 +247,7 @@ Node sum_nodes(const std::vector<Node>& in) {
   for (Node x : flat) {
     if (is(x, ExprKind::Num))
       constant += x->b;
-    else if (is(x, ExprKind::Mul))
+    else if (is_int_mul(x))
       groups.add(x->a, x->b);
     else
       groups.add(x, 1);
@@ -275,6 +279,7 @@ Node mul(Node x, int64_t b) {
   case ExprKind::Num:
     return make_num(x->b * b);
   case ExprKind::Mul:
+    if (x->bn) return mul_generic(x, b);
     return mul_generic(x->a, x->b * b); // two muls in one mul
   case ExprKind::Sum: {                 // distribute mul into sum
     std::vector<Node> parts;
@@ -285,6 +290,27 @@ Node mul(Node x, int64_t b) {
   default:
     return mul_generic(x, b);
   }
+}
+
+// MulNode(a, b) with a Node b (tinygrad's Node.__mul__ for a non-NumNode b): symbolic strides
+// such as idx0*i. Sums distribute, as SumNode.__mul__ does; products of ints are ints.
+Node mul(Node x, Node y) {
+  if (is(y, ExprKind::Num)) return mul(x, y->b);
+  if (is(x, ExprKind::Num)) return mul(y, x->b);
+  if (is(x, ExprKind::Sum)) {
+    std::vector<Node> parts;
+    for (Node c : x->nodes) parts.push_back(mul(c, y));
+    return sum_nodes(parts);
+  }
+  if (is(x, ExprKind::Mul) && !x->bn) return mul(x->a, mul(y, x->b)); // two muls in one mul
+  check(x->min >= 0, "AssertionError", "MulNode operand must be non-negative");
+  ExprNode n;
+  n.kind = ExprKind::Mul;
+  n.a = x;
+  n.bn = y;
+  n.min = y->min >= 0 ? x->min * y->min : x->max * y->min;
+  n.max = y->min >= 0 ? x->max * y->max : x->min * y->max;
+  return create(std::move(n));
 }
 
 // ---- floor division ----
@@ -325,7 +351,7 @@ Node floordiv_sum_uncached(Node x, int64_t b, bool factoring) { // SumNode.__flo
   std::vector<Node> flat;
   flat_components(x, flat);
   for (Node c : flat) {
-    if (is(c, ExprKind::Num) || is(c, ExprKind::Mul)) {
+    if (is(c, ExprKind::Num) || is_int_mul(c)) {
       if (mod_int(c->b, b) == 0) {
         fully_divided.push_back(floordiv(c, b));
         continue;
@@ -378,6 +404,7 @@ Node floordiv(Node x, int64_t b, Factoring factoring) {
   case ExprKind::Sum:
     return floordiv_sum(x, b, factoring.value_or(true));
   case ExprKind::Mul: // MulNode.__floordiv__
+    if (x->bn) return floordiv_generic(x, b, factoring.value_or(false));
     if (mod_int(x->b, b) == 0) return mul(x->a, floordiv_int(x->b, b));
     if (mod_int(b, x->b) == 0 && x->b > 0) return floordiv(x->a, floordiv_int(b, x->b));
     return floordiv_generic(x, b, factoring.value_or(false));
@@ -407,6 +434,7 @@ Node mod(Node x, int64_t b) {
   check(b != 0, "ZeroDivisionError", "integer division or modulo by zero");
   switch (x->kind) {
   case ExprKind::Mul:
+    if (x->bn) return mod_generic(x, b);
     return mod_generic(mul_generic(x->a, mod_int(x->b, b)), b);
   case ExprKind::Mod:
     if (mod_int(x->b, b) == 0) return mod(x->a, b);
@@ -414,7 +442,7 @@ Node mod(Node x, int64_t b) {
   case ExprKind::Sum: {
     std::vector<Node> parts;
     parts.reserve(x->nodes.size());
-    for (Node c : x->nodes) parts.push_back(is(c, ExprKind::Num) || is(c, ExprKind::Mul) ? mod(c, b) : c);
+    for (Node c : x->nodes) parts.push_back(is(c, ExprKind::Num) || is_int_mul(c) ? mod(c, b) : c);
     return mod_generic(sum_nodes(parts), b);
   }
   default:
@@ -438,7 +466,7 @@ Node create_lt(Node lhs, int64_t b) {
     lhs = sum_nodes(others_than_num);
     std::vector<Node> parts = is(lhs, ExprKind::Sum) ? lhs->nodes : std::vector<Node>{lhs};
     std::vector<Node> muls, others;
-    for (Node c : parts) (is(c, ExprKind::Mul) && c->b > 0 && c->max >= b ? muls : others).push_back(c);
+    for (Node c : parts) (is_int_mul(c) && c->b > 0 && c->max >= b ? muls : others).push_back(c);
     if (!muls.empty()) {
       int64_t mul_gcd = b;
       for (Node m : muls) mul_gcd = gcd_int(mul_gcd, m->b);
@@ -452,7 +480,7 @@ Node create_lt(Node lhs, int64_t b) {
     }
     return is(lhs, ExprKind::Sum) ? lt_plain(lhs, b) : create_lt(lhs, b);
   }
-  if (is(lhs, ExprKind::Mul)) {
+  if (is_int_mul(lhs)) {
     if (lhs->b == -1) return lt_plain(lhs, b);
     int64_t sign = lhs->b > 0 ? 1 : -1, scale = std::abs(lhs->b);
     return lt_plain(mul(lhs->a, sign), floordiv_int(b + scale - 1, scale));
@@ -481,7 +509,8 @@ std::string render_node(Node n, bool debug) {
   case ExprKind::Var:
     return debug ? n->name + "[" + std::to_string(n->min) + "-" + std::to_string(n->max) + "]" : n->name;
   case ExprKind::Mul:
-    return "(" + render_node(n->a, debug) + "*" + std::to_string(n->b) + ")";
+    return "(" + render_node(n->a, debug) + "*" + (n->bn ? render_node(n->bn, debug) : std::to_string(n->b)) +
+           ")";
   case ExprKind::Div:
     return "(" + render_node(n->a, debug) + "//" + std::to_string(n->b) + ")";
   case ExprKind::Mod:
@@ -504,8 +533,10 @@ std::string render_node(Node n, bool debug) {
 void collect_vars(Node n, std::vector<Expr>& out, std::unordered_set<Node>& seen) {
   if (is(n, ExprKind::Var)) {
     if (seen.insert(n).second) out.emplace_back(n);
-  } else if (n->a)
+  } else if (n->a) {
     collect_vars(n->a, out, seen);
+    if (n->bn) collect_vars(n->bn, out, seen);
+  }
   for (Node c : n->nodes) collect_vars(c, out, seen);
 }
 
@@ -522,6 +553,7 @@ Node substitute_node(Node n, const VarValues& vals) {
     return n;
   }
   case ExprKind::Mul:
+    if (n->bn) return mul(substitute_node(n->a, vals), substitute_node(n->bn, vals));
     return mul(substitute_node(n->a, vals), n->b);
   case ExprKind::Div:
     return floordiv(substitute_node(n->a, vals), n->b);
@@ -569,6 +601,7 @@ Expr Expr::operator-() const { return Expr(mul(n_, -1)); }
 Expr Expr::operator+(const Expr& o) const { return Expr(add(n_, o.n_)); }
 Expr Expr::operator-(const Expr& o) const { return Expr(add(n_, mul(o.n_, -1))); }
 Expr Expr::operator*(int64_t b) const { return Expr(mul(n_, b)); }
+Expr Expr::operator*(const Expr& b) const { return Expr(mul(n_, b.n_)); }
 // `x // b` in Python takes the receiving class's default; an explicit false turns factoring off.
 Expr Expr::floordiv(int64_t b, bool factoring_allowed) const {
   return Expr(tg::floordiv(n_, b, factoring_allowed ? Factoring() : Factoring(false)));

@@ -1,7 +1,7 @@
 // shape layer, symbolic integers: tinygrad 0.9.1's shape/symbolic.py. Index and valid
 // expressions are trees of interned, immutable nodes (hash-consed: structurally equal nodes
 // are the same pointer), simplified as they are built, with [min, max] bounds on every node.
-// Shapes themselves are concrete ints for now; Variables name loop indices (gidx0, ridx1 ...).
+// Variables name loop indices (gidx0, ridx1 ...) and a program's symbolic dimensions (sint.h).
 #pragma once
 #include <concepts>
 #include <cstdint>
@@ -17,6 +17,7 @@ struct ExprNode {
   int64_t min, max;                   // bounds, inclusive
   int64_t b = 0;                      // Num: value; Mul/Div/Mod/Lt: the int right operand
   const ExprNode* a = nullptr;        // Mul/Div/Mod/Lt: left operand
+  const ExprNode* bn = nullptr;       // Mul by a symbolic right operand (a stride `i`); b is then 0
   std::vector<const ExprNode*> nodes; // Sum/And operands
   std::string name;                   // Var
   // Added: the same node with Sum/And operands in a fixed order, so nodes tinygrad calls equal
@@ -50,6 +51,7 @@ public:
   Expr operator+(const Expr& o) const;
   Expr operator-(const Expr& o) const;
   Expr operator*(int64_t b) const;
+  Expr operator*(const Expr& b) const; // MulNode with a Node operand (symbolic strides)
   Expr floordiv(int64_t b, bool factoring_allowed = true) const; // Python //
   Expr operator/(int64_t b) const { return floordiv(b); }
   Expr operator%(int64_t b) const;

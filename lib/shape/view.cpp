@@ -16,7 +16,8 @@ int64_t floordiv_int(int64_t a, int64_t b) {
   return q;
 }
 
-std::string tuple_str(const std::vector<int64_t>& xs) { return shape_repr(xs); }
+std::string tuple_str(const Shape& xs) { return shape_repr(xs); }
+std::string tuple_str(const std::vector<int64_t>& xs) { return shape_repr(Shape(xs.begin(), xs.end())); }
 std::string pairs_str(const std::vector<std::pair<int64_t, int64_t>>& xs) {
   std::string out = "(";
   for (size_t i = 0; i < xs.size(); ++i)
@@ -28,23 +29,23 @@ bool has_zero(const Shape& s) { return std::find(s.begin(), s.end(), 0) != s.end
 
 // One entry per merged run of dims: (merged size, stride, merged size without zero-stride dims).
 struct MergedDim {
-  int64_t size, stride, real;
+  sint size, stride, real;
 };
 
 // _merge_dims: merge contiguous runs and size-1 (or single-index masked) dims.
 std::vector<MergedDim> merge_dims(const Shape& shape, const Shape& strides, const std::optional<Mask>& mask) {
   std::vector<MergedDim> ret;
   if (shape.empty()) return ret;
-  ret.push_back({shape[0], strides[0], strides[0] ? shape[0] : 0});
+  ret.push_back({shape[0], strides[0], strides[0] == 0 ? sint(0) : shape[0]});
   bool merging = mask ? (*mask)[0].second - (*mask)[0].first == 1 : shape[0] == 1;
   for (size_t i = 1; i < shape.size(); ++i) {
-    int64_t s = shape[i], st = strides[i];
+    sint s = shape[i], st = strides[i];
     if (s == 1) continue;
     MergedDim& last = ret.back();
     if (merging || last.stride == s * st) {
-      last = {last.size * s, st, st ? (merging ? s : last.real * s) : 0};
+      last = {last.size * s, st, st == 0 ? sint(0) : (merging ? s : last.real * s)};
     } else {
-      ret.push_back({s, st, st ? s : 0});
+      ret.push_back({s, st, st == 0 ? sint(0) : s});
     }
     merging = mask ? (*mask)[i].second - (*mask)[i].first == 1 : s == 1;
   }
@@ -72,7 +73,10 @@ ReshapedMask reshape_mask(const View& view, const Shape& new_shape) {
   const Mask invalid(new_shape.size(), {0, 0});
   Mask new_mask;
   ReverseCursor<std::pair<int64_t, int64_t>> masks(*view.mask, {0, 1});
-  ReverseCursor<int64_t> shape(view.shape, 1), new_dims(new_shape, 1);
+  // (masks are on concrete dimensions: a symbolic one here is refused by the conversion)
+  const std::vector<int64_t> old_ints(view.shape.begin(), view.shape.end());
+  const std::vector<int64_t> new_ints(new_shape.begin(), new_shape.end());
+  ReverseCursor<int64_t> shape(old_ints, 1), new_dims(new_ints, 1);
   int64_t curr_stride = 1, old_dim = shape.next(), new_dim = new_dims.next();
   auto mask = masks.next();
   if (mask.second - mask.first < 1) return {invalid, false};
@@ -125,11 +129,29 @@ std::vector<int64_t> un1d(const Shape& shape, int64_t offset) {
 int64_t prod(const Shape& s) {
   int64_t p = 1;
   bool over = false;
-  for (int64_t x : s) over |= __builtin_mul_overflow(p, x, &p);
+  for (const sint& x : s) over |= __builtin_mul_overflow(p, x.max(), &p);
   if (over && std::find(s.begin(), s.end(), 0) == s.end())
     fail("ValueError", "shape " + shape_repr(s) + " has more elements than a 64-bit size can count");
   return over ? 0 : p;
 }
+
+sint sym_prod(const Shape& s) {
+  for (const sint& x : s)
+    if (!x.is_int()) {
+      sint p = 1;
+      for (const sint& y : s) p = p * y;
+      return p;
+    }
+  return prod(s);
+}
+
+bool all_int(const Shape& s) {
+  for (const sint& x : s)
+    if (!x.is_int()) return false;
+  return true;
+}
+
+std::vector<int64_t> shape_ints(const Shape& s) { return std::vector<int64_t>(s.begin(), s.end()); }
 
 int64_t size_mul(int64_t a, int64_t b) {
   int64_t r;
@@ -143,9 +165,11 @@ std::optional<std::pair<int64_t, int64_t>> index_range(const View& v) {
   int64_t lo = v.offset, hi = v.offset;
   bool over = false;
   for (size_t i = 0; i < v.shape.size(); ++i) {
-    int64_t b = v.mask ? (*v.mask)[i].first : 0, e = v.mask ? (*v.mask)[i].second : v.shape[i];
+    // a symbolic dimension or stride counts at its largest value (strides are never negative
+    // symbols), which bounds what any binding can reach
+    int64_t b = v.mask ? (*v.mask)[i].first : 0, e = v.mask ? (*v.mask)[i].second : v.shape[i].max();
     if (b >= e) return std::nullopt;
-    int64_t s = v.strides[i], at_b, at_last;
+    int64_t s = v.strides[i].max(), at_b, at_last;
     over |= __builtin_mul_overflow(s, b, &at_b);
     over |= __builtin_mul_overflow(s, e - 1, &at_last);
     over |= __builtin_add_overflow(lo, std::min(at_b, at_last), &lo);
@@ -155,20 +179,49 @@ std::optional<std::pair<int64_t, int64_t>> index_range(const View& v) {
   return std::make_pair(lo, hi);
 }
 
+sint index_end(const View& v) {
+  bool symbolic = !all_int(v.shape) || !all_int(v.strides);
+  if (!symbolic || v.mask) { // masks are concrete; a symbolic masked view counts at its largest
+    auto r = index_range(v);
+    return r ? sint(r->second + 1) : sint(0);
+  }
+  for (const sint& d : v.shape)
+    if (d == 0) return 0;
+  sint end = v.offset + 1; // (negative strides, always ints, only lower the lowest index)
+  for (size_t i = 0; i < v.shape.size(); ++i)
+    if (v.strides[i].min() > 0) end = end + v.strides[i] * (v.shape[i] - 1);
+  return end;
+}
+
+ShapeTracker at_values(const ShapeTracker& st, const std::vector<VarBinding>& vars) {
+  ShapeTracker out = st;
+  for (View& v : out.views) {
+    for (sint& d : v.shape) d = eval_dim(d, vars);
+    for (sint& d : v.strides) d = eval_dim(d, vars);
+  }
+  return out;
+}
+
 Shape canonicalize_strides(const Shape& shape, const Shape& strides) {
   Shape out(shape.size());
-  for (size_t i = 0; i < shape.size(); ++i) out[i] = shape[i] == 1 ? 0 : strides[i];
+  for (size_t i = 0; i < shape.size(); ++i) out[i] = shape[i] == 1 ? sint(0) : strides[i];
   return out;
 }
 
 Shape strides_for_shape(const Shape& shape) {
   if (shape.empty()) return {};
   Shape strides(shape.size());
+  if (!all_int(shape)) { // symbolic strides: products of the dimensions after each one
+    prod(shape);
+    sint acc = 1;
+    for (size_t i = shape.size(); i-- > 0;) strides[i] = acc, acc = acc * shape[i];
+    return canonicalize_strides(shape, strides);
+  }
   int64_t acc = 1;
   prod(shape); // a shape whose size overflows is an error, and so then are its strides
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = acc;
-    if (__builtin_mul_overflow(acc, shape[i], &acc)) acc = 0; // only past a zero dimension
+    if (__builtin_mul_overflow(acc, int64_t(shape[i]), &acc)) acc = 0; // only past a zero dimension
   }
   return canonicalize_strides(shape, strides);
 }
@@ -179,13 +232,13 @@ View View::create(const Shape& shape, std::optional<Shape> strides, int64_t offs
   check(st.size() == shape.size(), "AssertionError", "strides and shape must have the same length");
   check(!mask || mask->size() == shape.size(), "AssertionError", "mask and shape must have the same length");
   // tinygrad 0.9.1 lets e.g. Tensor.ones(-2) through until it fails to index it at realize
-  for (int64_t d : shape)
-    if (d < 0) fail("AssertionError", "negative dimension in shape " + shape_repr(shape));
+  for (const sint& d : shape)
+    if (d.min() < 0) fail("AssertionError", "negative dimension in shape " + shape_repr(shape));
   if (has_zero(shape)) return View{shape, Shape(shape.size(), 0), 0, std::nullopt, true};
   if (mask) { // an all-covering mask is no mask
     bool full = true;
     for (size_t i = 0; i < shape.size(); ++i)
-      full = full && (*mask)[i] == std::pair<int64_t, int64_t>{0, shape[i]};
+      full = full && shape[i].is_int() && (*mask)[i] == std::pair<int64_t, int64_t>{0, shape[i]};
     if (full) mask = std::nullopt;
   }
   // a dim masked down to one index can use stride 0 with the offset moved accordingly
@@ -201,7 +254,7 @@ View View::create(const Shape& shape, std::optional<Shape> strides, int64_t offs
         mask = Mask(shape.size(), {0, 0});
       }
       for (size_t i = 0; i < shape.size(); ++i)
-        if (elim[i]) offset += st[i] * (*mask)[i].first, st[i] = 0;
+        if (elim[i]) offset += int64_t(st[i]) * (*mask)[i].first, st[i] = 0;
     }
   }
   bool contiguous = offset == 0 && !mask && st == strides_for_shape(shape);
@@ -221,7 +274,7 @@ std::optional<View> View::merge_onto(const View& below) const {
   const View& vm2 = below;
   if (vm2.contiguous) return vm1;
   if (vm1.contiguous && vm1.shape == vm2.shape) return vm2;
-  if (vm1.contiguous && vm1.size() == vm2.size())
+  if (vm1.contiguous && sym_prod(vm1.shape) == sym_prod(vm2.shape))
     if (auto ret = vm2.reshape(vm1.shape)) return ret;
   if (vm1.mask) {
     for (auto [b, e] : *vm1.mask)
@@ -235,6 +288,15 @@ std::optional<View> View::merge_onto(const View& below) const {
     return merged->pad(padding);
   }
 
+  // Added for symbolic shapes: on a broadcast view (every stride 0, no mask) every index reads
+  // one element
+  if (!vm2.mask && (!all_int(vm1.shape) || !all_int(vm2.shape)) &&
+      std::all_of(vm2.strides.begin(), vm2.strides.end(), [](const sint& st) { return st == 0; }))
+    return View::create(vm1.shape, Shape(vm1.shape.size(), 0), vm2.offset, vm1.mask);
+  // projecting needs concrete views; symbolic ones stay unmerged
+  if (!all_int(vm1.shape) || !all_int(vm1.strides) || !all_int(vm2.shape) || !all_int(vm2.strides))
+    return std::nullopt;
+
   // project vm1's offset and strides onto vm2
   std::vector<int64_t> origin = un1d(vm2.shape, vm1.offset);
   std::vector<std::vector<std::pair<size_t, int64_t>>> terms(origin.size());
@@ -247,7 +309,7 @@ std::optional<View> View::merge_onto(const View& below) const {
       int64_t s1 = moved[d2] - origin[d2];
       if (s1 == 0) continue;
       terms[d2].push_back({d1, s1});
-      strides[d1] += s1 * vm2.strides[d2];
+      strides[d1] = strides[d1] + s1 * vm2.strides[d2];
     }
   }
 
@@ -280,7 +342,7 @@ std::optional<View> View::merge_onto(const View& below) const {
   }
 
   if (vm2.mask) { // try to project vm2's mask onto vm1
-    Shape newb(vm1.shape.size(), 0), newe = vm1.shape;
+    std::vector<int64_t> newb(vm1.shape.size(), 0), newe(vm1.shape.begin(), vm1.shape.end());
     bool bad = false;
     for (size_t d2 = 0; d2 < vm2.shape.size(); ++d2) {
       auto [b, e] = (*vm2.mask)[d2];
@@ -382,7 +444,7 @@ View View::pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
   Mask mask;
   for (size_t i = 0; i < shape.size(); ++i) {
     int64_t total;
-    if (__builtin_add_overflow(shape[i], arg[i].first, &total) ||
+    if (__builtin_add_overflow(int64_t(shape[i]), arg[i].first, &total) ||
         __builtin_add_overflow(total, arg[i].second, &total))
       fail("ValueError", "padding " + pairs_str(arg) + " of shape " + tuple_str(shape) +
                              " makes a dimension larger than a 64-bit size can count");
@@ -476,15 +538,16 @@ View View::stride(const std::vector<int64_t>& mul) const {
 
 std::optional<View> View::reshape(const Shape& new_shape) const {
   if (shape == new_shape) return *this;
-  for (int64_t x : new_shape)
-    check(x >= 0, "AssertionError",
+  for (const sint& x : new_shape)
+    check(x.min() >= 0, "AssertionError",
           [&] { return "shape can't contain negative numbers " + tuple_str(new_shape); });
   if (has_zero(shape)) {
     check(has_zero(new_shape), "AssertionError",
           [&] { return "cannot reshape 0 size to " + tuple_str(new_shape); });
     return View::create(new_shape);
   }
-  if (prod(shape) != prod(new_shape))
+  // (a symbolic size is checked with the variables' bound values, which the lazy layer knows)
+  if (all_int(shape) && all_int(new_shape) && prod(shape) != prod(new_shape))
     fail("ValueError", "size mismatched, can't reshape self.shape=" + tuple_str(shape) +
                            " -> new_shape=" + tuple_str(new_shape));
   if (new_shape.empty() && mask) {
@@ -492,18 +555,32 @@ std::optional<View> View::reshape(const Shape& new_shape) const {
       if (mx == my) return std::nullopt;
   }
   if (contiguous) return View::create(new_shape);
+  // Added for symbolic shapes: a broadcast view (every stride 0, no mask) reshapes to anything
+  // of its size, which the lazy layer checked at the variables' values.
+  if (!mask && (!all_int(shape) || !all_int(new_shape)) &&
+      std::all_of(strides.begin(), strides.end(), [](const sint& st) { return st == 0; }))
+    return View::create(new_shape, Shape(new_shape.size(), 0), offset);
 
-  std::vector<int64_t> rev_strides;
-  ReverseCursor<int64_t> new_dims(new_shape, 0);
+  Shape rev_strides;
+  ReverseCursor<sint> new_dims(new_shape, 0);
   std::vector<MergedDim> merged = merge_dims(shape, strides, mask);
   for (size_t k = merged.size(); k-- > 0;) {
     auto [merged_dim, new_stride, real_dim] = merged[k];
+    if (!merged_dim.is_int()) { // a symbolic run maps onto the same symbolic dim, after any 1s
+      sint nd = new_dims.next();
+      for (; nd == 1; nd = new_dims.next()) rev_strides.push_back(new_stride);
+      if (!(nd == merged_dim)) return std::nullopt;
+      rev_strides.push_back(new_stride);
+      continue;
+    }
     int64_t acc = 1;
     while (acc <= merged_dim && acc != merged_dim) {
-      int64_t new_dim = new_dims.next(); // 0 = exhausted (no zeros remain in new_shape here)
+      sint nd = new_dims.next(); // 0 = exhausted (no zeros remain in new_shape here)
+      if (!nd.is_int()) return std::nullopt;
+      int64_t new_dim = nd;
       if (!new_dim) break;
       rev_strides.push_back(new_stride);
-      if (new_dim != 1) new_stride *= (acc = acc * new_dim) < real_dim ? new_dim : 0;
+      if (new_dim != 1) new_stride = new_stride * ((acc = acc * new_dim) < real_dim ? new_dim : 0);
     }
     if (acc != merged_dim) return std::nullopt;
   }
@@ -526,7 +603,7 @@ std::optional<View> View::reshape(const Shape& new_shape) const {
 
 std::string shape_repr(const Shape& s) {
   std::string out = "(";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + s[i].str();
   return out + (s.size() == 1 ? ",)" : ")");
 }
 

@@ -63,10 +63,24 @@ Shape broadcast_shape(const std::vector<Shape>& shapes) {
   for (const Shape& s : shapes) n = std::max(n, s.size());
   Shape out(n, 1);
   for (size_t d = 0; d < n; ++d) {
-    bool zero = false;
+    bool zero = false, symbolic = false;
+    for (const Shape& s : shapes) symbolic |= d + s.size() >= n && !s[d + s.size() - n].is_int();
+    if (symbolic) { // a symbolic dimension broadcasts with 1s and with itself
+      std::optional<sint> dim;
+      for (const Shape& s : shapes) {
+        sint v = d + s.size() >= n ? s[d + s.size() - n] : sint(1);
+        if (v == 1) continue;
+        if (dim && !(*dim == v))
+          fail("NotImplementedError",
+               "tg: cannot broadcast symbolic dimension " + dim->str() + " with " + v.str());
+        dim = v;
+      }
+      out[d] = *dim;
+      continue;
+    }
     int64_t mx = std::numeric_limits<int64_t>::min();
     for (const Shape& s : shapes) {
-      int64_t v = d + s.size() >= n ? s[d + s.size() - n] : 1;
+      int64_t v = d + s.size() >= n ? int64_t(s[d + s.size() - n]) : 1;
       zero |= v == 0;
       mx = std::max(mx, v);
     }

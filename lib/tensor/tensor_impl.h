@@ -25,6 +25,7 @@ namespace py {
 
 // Python repr of a tuple of ints: "()", "(4,)", "(2, 3)".
 std::string tuple_repr(const std::vector<int64_t>& v);
+std::string tuple_repr(const Shape& v);
 std::string tuple_repr(const std::vector<int>& v);
 // Python repr of a list of ints: "[-2, 1]".
 std::string list_repr(const std::vector<int64_t>& v);

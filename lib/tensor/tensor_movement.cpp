@@ -35,7 +35,7 @@ Tensor Tensor::reshape(const Shape& shape_in) const {
     fail("RuntimeError", "only one dimension can be inferred using -1, getting " + py::tuple_repr(new_shape));
   if (c) {
     int64_t inferred = py::floordiv(-prod(shape()), prod(new_shape));
-    for (int64_t& s : new_shape)
+    for (sint& s : new_shape)
       if (s == -1) s = inferred;
   }
   return new_shape != shape() ? apply<fn::Reshape>({*this}, new_shape) : *this;

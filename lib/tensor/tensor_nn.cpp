@@ -32,9 +32,9 @@ std::vector<int> last_axes(size_t n) {
 
 Tensor pool_kernel(const Tensor& t, const IntOrTuple& kernel_size, const std::optional<IntOrTuple>& stride,
                    const IntOrTuple& dilation) {
-  Shape k = kernel_size.make_pair(2);
+  std::vector<int64_t> k = kernel_size.make_pair(2);
   IntOrTuple s = stride ? *stride : IntOrTuple(k);
-  return pool(t, k, s.make_pair(k.size()), dilation.make_pair(k.size()));
+  return pool(t, shape_from_ints(k), s.make_pair(k.size()), dilation.make_pair(k.size()));
 }
 
 } // namespace
@@ -53,7 +53,7 @@ Tensor Tensor::batchnorm(const std::optional<Tensor>& weight, const std::optiona
                          const Tensor& mean, const Tensor& invstd, const std::vector<int>& axis) const {
   Shape shape;
   for (int ax = 0; ax < ndim(); ++ax)
-    shape.push_back(std::find(axis.begin(), axis.end(), ax) != axis.end() ? this->shape()[ax] : 1);
+    shape.push_back(std::find(axis.begin(), axis.end(), ax) != axis.end() ? this->shape()[ax] : sint(1));
   Tensor x = sub(mean.reshape(shape));
   if (weight) x = x.mul(weight->reshape(shape));
   Tensor ret = x.mul(size_t(invstd.ndim()) == axis.size() ? invstd.reshape(shape) : invstd);

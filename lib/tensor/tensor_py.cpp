@@ -17,7 +17,8 @@ template <class T> std::string seq_repr(const std::vector<T>& v, char open, char
 }
 } // namespace
 
-std::string tuple_repr(const std::vector<int64_t>& v) { return shape_repr(v); }
+std::string tuple_repr(const std::vector<int64_t>& v) { return seq_repr(v, '(', ')', true); }
+std::string tuple_repr(const Shape& v) { return shape_repr(v); }
 std::string tuple_repr(const std::vector<int>& v) { return seq_repr(v, '(', ')', true); }
 std::string list_repr(const std::vector<int64_t>& v) { return seq_repr(v, '[', ']', false); }
 

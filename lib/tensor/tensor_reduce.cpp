@@ -244,10 +244,10 @@ Tensor Tensor::dot(const Tensor& w, std::optional<DType> acc_dtype) const {
   check(n1 != 0 && n2 != 0, "AssertionError",
         "both arguments to matmul need to be at least 1D, but they are " + std::to_string(n1) + "D and " +
             std::to_string(n2) + "D");
-  int64_t L = shape().back(), R = w.shape()[n2 - std::min(n2, 2)];
+  sint L = shape().back(), R = w.shape()[n2 - std::min(n2, 2)];
   check(L == R, "AssertionError",
         "Input Tensor shapes " + py::tuple_repr(shape()) + " and " + py::tuple_repr(w.shape()) +
-            " cannot be multiplied (" + std::to_string(L) + " != " + std::to_string(R) + ")");
+            " cannot be multiplied (" + L.str() + " != " + R.str() + ")");
   int ones = std::min({n1 - 1, n2 - 1, 1});
   Shape xs(shape().begin(), shape().end() - 1);
   xs.insert(xs.end(), ones, 1);

@@ -194,18 +194,28 @@ def run_oracle(snip: Snippet) -> OracleResult:
     last = []
     made = {}  # input name -> its Tensor
 
+    from tinygrad.shape.symbolic import Node, Variable, sym_infer
+
+    def at_values(shape):
+        # a symbolic dimension (Variable("i", 1, 10).bind(3)) at the values its variables are bound to
+        return tuple(sym_infer(d, {v: v.val for v in d.vars()}) if isinstance(d, Node) else d for d in shape)
+
     def to_numpy(t, what):
         if not isinstance(t, Tensor):
             raise _Harness(f"{what} is a {type(t).__name__}, not a Tensor")
-        return t.numpy()
+        # tinygrad reads a symbolic tensor back as its tests do: reshaped to the bound values (tg's
+        # tg-run evaluates the shape at them)
+        return t.reshape(at_values(t.shape)).numpy() if any(isinstance(d, Node) for d in t.shape) else t.numpy()
 
     def input_(name, shape, dtype=dtypes.float32, requires_grad=False):
-        data = make_input_data(np, name, shape, dtype, snip)
+        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        data = make_input_data(np, name, at_values(shape), dtype, snip)
         np.save(snip.work / f"{name}.npy", data)
         res.inputs.append(name)
         wrt = (grad_flag(snip.grad_args, "--wrt") or "").split(",") if snip.grad_args is not None else []
         t = made[name] = Tensor(data, dtype=dtype, requires_grad=True if name in wrt else requires_grad)
-        return t
+        # an input of a symbolic shape is its data reshaped to it, as tinygrad's symbolic tests do
+        return t.reshape(shape) if any(isinstance(d, Node) for d in shape) else t
 
     def output(name, t):
         res.outputs[name] = to_numpy(t, f"output {name!r}")
@@ -235,7 +245,7 @@ def run_oracle(snip: Snippet) -> OracleResult:
     except SyntaxError as e:
         res.harness_error = f"not valid Python: {e}"
         return res
-    env = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "math": math, "input": input_, "args": {"work": str(snip.work)},
+    env = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "math": math, "Variable": Variable, "input": input_, "args": {"work": str(snip.work)},
            "output": output, "state": state, "__tg_expr__": expr, "__name__": "__tg__"}
     Tensor.training = False
     Tensor.no_grad = False

@@ -384,7 +384,7 @@ TEST(ArtifactJson, has_no_cereal_bookkeeping_and_no_bare_nan) {
 }
 TEST(ArtifactJson, fields_may_come_in_any_order) {
   std::string json =
-      R"({"outputs": [{"node": 0, "name": "y"}], "version": 7, "inputs": [], "assigns": [], "states": [],
+      R"({"outputs": [{"node": 0, "name": "y"}], "version": 8, "vars": [], "inputs": [], "assigns": [], "states": [],
     "nodes": [{"st": {"views": [{"shape": [2], "strides": [1], "offset": 0, "mask": [[0, 1]],
       "contiguous": false}]}, "arg": {"const": {"value": 2, "kind": "float"}}, "op": "LoadOps.CONST",
       "dtype": "float16", "shape": [2], "src": [], "name": "", "data": "", "forced_realize": false, "moves": []}], "format": "tg-graph"})";
@@ -397,9 +397,17 @@ TEST(ArtifactJson, fields_may_come_in_any_order) {
 TEST(ArtifactJson, a_wrong_type_names_the_field) {
   std::string json = write_graph(sample_graph(), true);
   size_t at = json.find("\"shape\": [");
-  json.replace(at, 10, "\"shape\": [\"four\", ");
+  json.replace(at, 10, "\"shape\": [true, ");
   EXPECT_EQ(message_of([&] { read_graph(json); }),
             "truncated or corrupt graph artifact: nodes[0].shape[0]: a JSON value has the wrong type");
+}
+TEST(ArtifactJson, a_dimension_string_must_be_a_symbolic_expression) {
+  std::string json = write_graph(sample_graph(), true);
+  size_t at = json.find("\"shape\": [");
+  json.replace(at, 10, "\"shape\": [\"four\", ");
+  EXPECT_EQ(message_of([&] { read_graph(json); }),
+            "truncated or corrupt graph artifact: nodes[0].shape[0]: bad symbolic expression 'four' at 4: a "
+            "variable needs its bounds, as name[min-max]");
 }
 TEST(ArtifactJson, a_missing_field_is_named) {
   std::string json = write_program(sample_program(), true);
@@ -520,7 +528,7 @@ TEST(ArtifactDamage, a_huge_length_is_refused_before_allocating) {
       full.substr(0, 11) + std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8) + full.substr(19);
   EXPECT_EQ(
       message_of([&] { read_graph(damaged); }),
-      "truncated or corrupt graph artifact: nodes: length 9223372036854775807 exceeds the 32 bytes left");
+      "truncated or corrupt graph artifact: nodes: length 9223372036854775807 exceeds the 40 bytes left");
 }
 TEST(ArtifactDamage, trailing_bytes_are_refused) {
   EXPECT_EQ(message_of([] { read_program(write_program(sample_program()) + "xx"); }),
@@ -718,10 +726,11 @@ TEST(ArtifactValidation, codegen_records_each_buffers_extent) {
   s.inputs[0].shape = {40};
   LazyOpPtr load = LazyOp::make(Op::LOAD, {}, mem(1, DType::Float32, st_of({view({8, 4}, {1, 8})})));
   LazyOpPtr sum = LazyOp::make(Op::SUM, {load}, Axes{0});
-  s.kernels = {{{LazyOp::make(Op::STORE, {sum}, mem(0, DType::Float32, contiguous({1, 4})))}, {0, 1}, false, {}}};
+  s.kernels = {
+      {{LazyOp::make(Op::STORE, {sum}, mem(0, DType::Float32, contiguous({1, 4})))}, {0, 1}, false, {}}};
   Program p = codegen_schedule(s, device_renderer("CLANG"));
   ASSERT_EQ(p.kernels.size(), 1u);
-  EXPECT_EQ(p.kernels[0].extents, (std::vector<int64_t>{16, 128}));
+  EXPECT_EQ(p.kernels[0].extents, (Shape{16, 128}));
 }
 TEST(ArtifactValidation, program_needs_a_device) {
   Program p = sample_program();

@@ -139,7 +139,7 @@ struct Checking {
     Shape os = shape;
     at = [old, os, mul](std::vector<int64_t> idx) {
       for (size_t i = 0; i < idx.size(); ++i)
-        idx[i] = mul[i] > 0 ? idx[i] * mul[i] : os[i] - 1 + idx[i] * mul[i];
+        idx[i] = mul[i] > 0 ? idx[i] * mul[i] : int64_t(os[i]) - 1 + idx[i] * mul[i];
       return old(idx);
     };
     for (size_t i = 0; i < shape.size(); ++i) shape[i] = (shape[i] + std::abs(mul[i]) - 1) / std::abs(mul[i]);

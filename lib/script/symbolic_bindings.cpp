@@ -1,0 +1,104 @@
+// The script's tinygrad Variable (shape/symbolic.py): Variable("i", 1, 10).bind(3) is a
+// symbolic dimension for shapes (reshape, expand, shrink ...). The binding is the program's
+// default value for the variable; tg-run --var gives another.
+#include "lazy/lazybuffer.h"
+#include "script/interp.h"
+
+namespace tg::script {
+
+namespace {
+
+using Args = std::vector<Value>;
+
+const Expr& sym(const Value& v) { return v.as<SymObj>().e; }
+
+// tinygrad's str(node): "<i[1-10]>", "<i[1-10=3]>" once bound.
+std::string node_str(const Expr& e) {
+  if (e.kind() != ExprKind::Var) return "<" + e.render_debug() + ">";
+  std::string bound;
+  for (const VarBinding& b : bound_vars())
+    if (b.name == e.node()->name) bound = "=" + std::to_string(b.value);
+  return "<" + e.node()->name + "[" + std::to_string(e.min()) + "-" + std::to_string(e.max()) + bound + "]>";
+}
+
+const Expr& variable(const Value& v, const char* what) {
+  if (v.kind != VKind::Symbol || sym(v).kind() != ExprKind::Var)
+    raise("AttributeError", "'" + type_name(v) + "' object has no attribute '" + what + "'");
+  return sym(v);
+}
+
+} // namespace
+
+// Symbol arithmetic: + - * with ints and other symbols, // and % by an int.
+std::optional<Value> symbol_op(PyOp op, const Value& a, const Value& b) {
+  auto as_expr = [](const Value& v) -> std::optional<Expr> {
+    if (v.kind == VKind::Symbol) return sym(v);
+    if (v.is_intlike()) return Expr(v.as_int());
+    return std::nullopt;
+  };
+  auto x = as_expr(a), y = as_expr(b);
+  if (!x || !y) return std::nullopt;
+  switch (op) {
+  case PyOp::Add:
+    return Value::symbol(sint(*x + *y));
+  case PyOp::Sub:
+    return Value::symbol(sint(*x - *y));
+  case PyOp::Mul:
+    return Value::symbol(sint(*x * *y));
+  case PyOp::FloorDiv:
+    if (!y->is_num() || y->num() == 0) return std::nullopt;
+    return Value::symbol(sint(x->floordiv(y->num())));
+  case PyOp::Mod:
+    if (!y->is_num() || y->num() <= 0) return std::nullopt;
+    return Value::symbol(sint(*x % y->num()));
+  default:
+    return std::nullopt;
+  }
+}
+
+void register_symbolic(Registry& r) {
+  r.function(
+      "Variable", "expr, nmin, nmax", +[](Interp&, Args& a) {
+        if (a[0].kind != VKind::Str) raise("TypeError", "Variable's name must be a str");
+        int64_t lo = to_index(a[1]), hi = to_index(a[2]);
+        const std::string& name = a[0].s();
+        if (!(lo >= 0 && lo <= hi))
+          raise("AssertionError", "invalid Variable expr='" + name + "' nmin=" + std::to_string(lo) +
+                                      " nmax=" + std::to_string(hi));
+        bool ident = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
+        for (char c : name) ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+        if (!ident) raise("ValueError", "tg: a Variable's name must be an identifier, got '" + name + "'");
+        if (hi > INT32_MAX)
+          raise("ValueError", "tg: a Variable's range must fit in int32, got nmax=" + std::to_string(hi));
+        return Value::symbol(sint(Expr::var(name, lo, hi))); // nmin == nmax: a NumNode, an int
+      });
+  r.method(
+      VKind::Symbol, "bind", "self, val",
+      +[](Interp&, Args& a) {
+        const Expr& v = variable(a[0], "bind");
+        int64_t val = to_index(a[1]);
+        bool bound = false;
+        for (const VarBinding& b : bound_vars()) bound = bound || b.name == v.node()->name;
+        if (bound || !(v.min() <= val && val <= v.max()))
+          raise("AssertionError", "cannot bind " + std::to_string(val) + " to " + node_str(v));
+        bind_var({v.node()->name, v.min(), v.max(), val});
+        return a[0];
+      },
+      "Variable");
+  auto p = [&](const char* name, Getter g) { r.properties[int(VKind::Symbol)][intern(name)] = g; };
+  p(
+      "val", +[](Interp&, const Value& v) {
+        const Expr& e = variable(v, "val");
+        for (const VarBinding& b : bound_vars())
+          if (b.name == e.node()->name) return Value::integer(b.value);
+        raise("AssertionError", "Variable isn't bound, can't access val of " + node_str(e));
+      });
+  p(
+      "expr", +[](Interp&, const Value& v) { return Value::str(variable(v, "expr").node()->name); });
+  p(
+      "min", +[](Interp&, const Value& v) { return Value::integer(sym(v).min()); });
+  p(
+      "max", +[](Interp&, const Value& v) { return Value::integer(sym(v).max()); });
+}
+
+} // namespace tg::script

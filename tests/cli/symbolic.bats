@@ -1,0 +1,100 @@
+#!/usr/bin/env bats
+# Symbolic shapes (tinygrad's Variable) through every tool: a program compiled once runs for
+# any value of its variables (tg-run --var), checked against numpy at several values.
+load helpers
+
+mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once into p.bin
+  printf '%s\n' 'n = Variable("n", 1, 16).bind(4)' 'x = input("x", (n, 3))' 'w = input("w", (3, 5))' \
+    'y = (x @ w).relu()' 'output("y", y)' 'output("m", y.max(0))' 'output("t", x.sum())' >k.tg
+  tg-trace k.tg | tg-schedule | tg-codegen -o p.bin
+  make_npy w.npy 'np.linspace(-1, 1, 15, dtype=np.float32).reshape(3, 5)'
+}
+
+@test "the graph, schedule and program carry the variable and symbolic shapes as text" {
+  mlp
+  tg-trace k.tg --json >g.json
+  expect_eq "$(jq -c '.vars' g.json)" '[{"name":"n","min":1,"max":16,"value":4}]'
+  expect_contains "$(jq -c '[.nodes[].shape]' g.json)" '["n[1-16]",3]'
+  tg-trace k.tg | tg-schedule | tg-codegen --json >p.json
+  expect_eq "$(jq -c '.vars[0].name' p.json)" '"n"'
+  expect_contains "$(jq -r '.kernels[].vars[]' p.json)" 'n'
+  expect_contains "$(jq -r '.kernels[].src' p.json)" 'const int n'
+}
+
+@test "tg-run --var runs one program for each value and matches numpy" {
+  need_python
+  mlp
+  for n in 1 4 7 16; do
+    make_npy x$n.npy "np.arange($n * 3, dtype=np.float32).reshape($n, 3) - 5"
+    run_split tg-run p.bin --var n=$n --in x=x$n.npy --in w=w.npy --out-dir r$n
+    [ "$status" -eq 0 ]
+    expect_eq "$(npy_eval r$n/y.npy "a.shape")" "($n, 5)"
+    ok=$(npy_eval r$n/y.npy "np.allclose(a, np.maximum(np.load('x$n.npy') @ np.load('w.npy'), 0), atol=1e-5)")
+    expect_eq "$ok" True
+    ok=$(npy_eval r$n/m.npy "np.allclose(a, np.maximum(np.load('x$n.npy') @ np.load('w.npy'), 0).max(0), atol=1e-5)")
+    expect_eq "$ok" True
+    expect_eq "$(npy_eval r$n/t.npy "float(a)")" "$(npy_eval x$n.npy "float(a.sum())")"
+  done
+}
+
+@test "without --var the program runs at the value the script bound" {
+  need_python
+  mlp
+  make_npy x.npy 'np.ones((4, 3), np.float32)'
+  run_split tg-run p.bin --in x=x.npy --in w=w.npy --out-dir r
+  [ "$status" -eq 0 ]
+  expect_eq "$(npy_eval r/t.npy 'float(a)')" "12.0"
+}
+
+@test "tg-run --var refuses a value out of range, an unknown name and a non-integer, in one line" {
+  mlp
+  make_npy x.npy 'np.ones((4, 3), np.float32)'
+  run_split tg-run p.bin --var n=17 --in x=x.npy
+  expect_one_line_error tg-run "$err"
+  expect_contains "$err" "--var n=17: n must be in [1, 16]"
+  run_split tg-run p.bin --var m=3 --in x=x.npy
+  expect_contains "$err" "the program has no variable 'm' (it has: n)"
+  run_split tg-run p.bin --var n=two --in x=x.npy
+  expect_contains "$err" "'two' is not an integer"
+}
+
+@test "an input must have the shape its variables give" {
+  mlp
+  make_npy x.npy 'np.ones((4, 3), np.float32)'
+  run_split tg-run p.bin --var n=5 --in x=x.npy --in w=w.npy
+  expect_one_line_error tg-run "$err"
+  expect_contains "$err" "input 'x': expected shape (5, 3), got (4, 3)"
+}
+
+@test "a view of a concrete buffer reshaped to a variable is refused at values that read past it" {
+  need_python
+  printf '%s\n' 'i = Variable("i", 1, 10).bind(3)' 'x = input("x", (3, 3))' \
+    'output("s", (x.reshape(3, i) * 2).sum(1))' >k.tg
+  tg-trace k.tg | tg-schedule | tg-codegen -o p.bin
+  make_npy x.npy 'np.arange(9, dtype=np.float32).reshape(3, 3)'
+  run_split tg-run p.bin --in x=x.npy --var i=2 --out-dir r
+  [ "$status" -eq 0 ]
+  expect_eq "$(npy_eval r/s.npy 'a.tolist()')" "[2.0, 10.0, 18.0]"
+  run_split tg-run p.bin --in x=x.npy --var i=4
+  expect_one_line_error tg-run "$err"
+  expect_contains "$err" "--var i=4: invalid program artifact"
+  expect_contains "$err" "which holds 36"
+}
+
+@test "Variable refuses a bad range and a bound value outside it, as tinygrad does" {
+  printf '%s\n' 'Variable("i", 5, 2)' >bad.tg
+  run_split tg-trace bad.tg
+  expect_one_line_error tg-trace "$err"
+  expect_contains "$err" "AssertionError: invalid Variable expr='i' nmin=5 nmax=2"
+  printf '%s\n' 'Variable("i", 1, 10).bind(11)' >bad.tg
+  run_split tg-trace bad.tg
+  expect_contains "$err" "AssertionError: cannot bind 11 to <i[1-10]>"
+}
+
+@test "a damaged symbolic dimension in an artifact is one clear error" {
+  mlp
+  tg-trace k.tg --json | sed 's/"n\[1-16\]"/"n[1-"/' >bad.json
+  run_split tg-schedule bad.json
+  expect_one_line_error tg-schedule "$err"
+  expect_contains "$err" "bad symbolic expression"
+}

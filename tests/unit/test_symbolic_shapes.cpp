@@ -1,0 +1,106 @@
+// Symbolic shapes (tinygrad's Variable in shapes): sint arithmetic, symbolic views and
+// their index expressions, the artifacts' text form of a dimension, and a traced program.
+#include <gtest/gtest.h>
+
+#include "io/artifact.h"
+#include "script/trace.h"
+#include "shape/shapetracker.h"
+#include "shape/symbolic_text.h"
+#include "util/error.h"
+
+namespace tg {
+namespace {
+
+const Expr I = Expr::var("i", 1, 10);
+const Expr J = Expr::var("j", 2, 5);
+
+TEST(Sint, ints_stay_ints_and_symbols_fold) {
+  EXPECT_TRUE((sint(3) * sint(4)).is_int());
+  EXPECT_EQ(int64_t(sint(3) * sint(4)), 12);
+  sint d = sint(I) * 3 + 2;
+  EXPECT_FALSE(d.is_int());
+  EXPECT_EQ(d.str(), "((i*3)+2)");
+  EXPECT_EQ(d.max(), 32);
+  EXPECT_EQ(eval_dim(d, {{"i", 1, 10, 4}}), 14);
+  EXPECT_TRUE((sint(I) - sint(I)).is_int()); // i - i folds to 0
+}
+
+TEST(Sint, a_symbolic_dimension_read_as_an_int_is_one_clear_error) {
+  try {
+    (void)int64_t(sint(I));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "symbolic dimension i where tg needs a concrete size");
+  }
+  EXPECT_THROW(eval_dim(sint(I), {{"j", 2, 5, 3}}), Error);
+}
+
+TEST(SymbolicText, render_debug_reads_back_as_the_same_node) {
+  for (Expr e : {I, I * 3 + Expr(2), I * J, (I * 4 + J).floordiv(2), I % 3, Expr(-7), I * J * 2 + I})
+    EXPECT_EQ(parse_expr(e.render_debug()), e) << e.render_debug();
+}
+
+TEST(SymbolicText, malformed_text_names_the_place) {
+  for (const char* bad : {"i", "i[1-]", "(i[1-10]+", "(i[1-10]^2)", "", "i[1-10]x", "i[5-2]"})
+    EXPECT_THROW(parse_expr(bad), Error) << bad;
+}
+
+TEST(SymbolicView, contiguous_strides_and_index_are_symbolic) {
+  View v = View::create({3, sint(I)});
+  EXPECT_TRUE(v.contiguous);
+  EXPECT_EQ(v.strides[0].str(), "i");
+  EXPECT_EQ(v.strides[1], 1);
+  EXPECT_EQ(index_end(v).str(), "(i*3)");
+  ShapeTracker st{{v}};
+  EXPECT_EQ(st.expr_idxs().first.render(), "((idx0*i)+idx1)");
+  EXPECT_EQ(st.size(), 30); // allocated for the largest value
+}
+
+TEST(SymbolicView, movement_ops_keep_the_symbols) {
+  ShapeTracker st = ShapeTracker::from_shape({sint(I), 4});
+  ShapeTracker p = st.permute({1, 0});
+  EXPECT_EQ(shape_repr(p.shape()), "(4, i)");
+  EXPECT_EQ(p.views.back().strides[0], 1);
+  ShapeTracker r = st.reshape({sint(I), 2, 2});
+  EXPECT_EQ(r.views.size(), 1u);
+  EXPECT_EQ(shape_repr(r.shape()), "(i, 2, 2)");
+  ShapeTracker e = ShapeTracker::from_shape({1, 4}).expand({sint(I), 4});
+  EXPECT_EQ(e.views.back().strides[0], 0);
+  // a broadcast reshapes to anything of its size (checked by the lazy layer at the values)
+  ShapeTracker b = ShapeTracker::from_shape({1, 1}).expand({3, sint(I)}).reshape({3, 3});
+  EXPECT_EQ(b.views.size(), 1u);
+}
+
+TEST(SymbolicArtifact, a_graph_with_symbolic_shapes_round_trips_in_both_forms) {
+  Graph g = trace_script("n = Variable('n', 1, 16).bind(4)\n"
+                         "x = input('x', (n, 3))\n"
+                         "output('y', (x @ Tensor.ones(3, 2)).relu().sum(0))\n",
+                         "t.tg");
+  ASSERT_EQ(g.vars.size(), 1u);
+  EXPECT_EQ(g.vars[0], (VarBinding{"n", 1, 16, 4}));
+  for (bool json : {false, true}) {
+    Graph back = read_graph(write_graph(g, json));
+    EXPECT_EQ(back.vars, g.vars);
+    ASSERT_EQ(back.nodes.size(), g.nodes.size());
+    for (size_t k = 0; k < g.nodes.size(); ++k) EXPECT_EQ(back.nodes[k].shape, g.nodes[k].shape);
+  }
+}
+
+TEST(SymbolicArtifact, vars_are_validated) {
+  Graph g = trace_script("n = Variable('n', 1, 16).bind(4)\noutput('y', input('x', (n,)) + 1)\n", "t.tg");
+  g.vars[0].value = 17;
+  EXPECT_THROW(read_graph(write_graph(g)), Error);
+  g.vars[0].value = 4;
+  g.vars.push_back(g.vars[0]);
+  EXPECT_THROW(read_graph(write_graph(g)), Error);
+  g.vars.clear(); // a shape's variable must be in the table
+  EXPECT_THROW(read_graph(write_graph(g)), Error);
+}
+
+TEST(SymbolicTrace, binding_one_variable_to_two_values_is_tinygrads_merge_error) {
+  EXPECT_ANY_THROW(
+      trace_script("a = Variable('i', 1, 9).bind(2)\nb = Variable('i', 1, 9).bind(3)\n", "t.tg"));
+}
+
+} // namespace
+} // namespace tg
