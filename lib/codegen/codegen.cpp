@@ -76,8 +76,8 @@ Shape buffer_extents(const ScheduleKernel& sk) {
   return extents;
 }
 
-std::vector<int64_t> dims3(const std::vector<int64_t>& d) {
-  std::vector<int64_t> out{1, 1, 1};
+template <class D> D dims3(const D& d) {
+  D out{1, 1, 1};
   for (size_t i = 0; i < d.size() && i < 3; ++i) out[i] = d[i];
   return out;
 }
@@ -147,7 +147,7 @@ LoweredKernel lower_to_uops(const Kernel& k, const Renderer& renderer, bool keep
   if (keep_stages) out.uops = uops_to_string(uops);
   int64_t run_count = 1; // work-items; a host kernel's loops are all in its UOps
   if (renderer.opts().has_local)
-    run_count = prod(shape_from_ints(out.global_size)) * prod(shape_from_ints(out.local_size));
+    run_count = prod(out.global_size) * prod(shape_from_ints(out.local_size));
   out.estimate = kernel_estimate(*k.ast.at(0), uops, run_count);
   for (const UOp* u : uops)
     if (u->op == UOps::DEFINE_VAR) out.vars.push_back(std::get<VarArg>(u->arg).name);

@@ -43,7 +43,8 @@ struct LoweredKernel {
   std::string uops;                // after the rewrite rules, toposorted: what the renderer saw (ditto)
   std::string src;                 // rendered source
   std::vector<std::string> vars;   // int parameters after the buffers (ProgramKernel::vars)
-  std::vector<int64_t> global_size{1, 1, 1}, local_size{1, 1, 1};
+  Shape global_size{1, 1, 1};
+  std::vector<int64_t> local_size{1, 1, 1};
   int64_t work = 0;      // prod(full_shape): the loop iterations in all, a cost estimate
   CostEstimate estimate; // tinygrad's op_estimate and mem_estimate
 };

@@ -113,7 +113,7 @@ Scalar reduce_identity(const LazyOp* r) {
 struct GroupedDims {
   std::vector<Expr> idxs, loop_idxs;
   std::vector<int> loop_axes; // the launch axis of each loop_idx
-  std::vector<int64_t> sizes;
+  Shape sizes;                // a symbolic dim is launched at its value (tg-run evaluates it)
 };
 
 GroupedDims grouped_dims(const std::string& prefix, int off, const Shape& dims,
@@ -122,18 +122,25 @@ GroupedDims grouped_dims(const std::string& prefix, int off, const Shape& dims,
   if (max_sizes.empty()) return {};
   struct Part {
     size_t dim_idx;
-    int64_t dim;
+    sint dim;
   };
   std::vector<std::vector<Part>> size_dims;
   for (size_t i = 0; i < dims.size(); ++i) size_dims.push_back({{i, dims[i]}});
   if (reverse_dims) std::reverse(size_dims.begin(), size_dims.end());
   auto axis_size = [](const std::vector<Part>& parts) {
-    int64_t p = 1;
-    for (const Part& x : parts) p *= x.dim;
+    sint p = 1;
+    for (const Part& x : parts) p = p * x.dim;
     return p;
   };
   for (size_t size_idx = 0; size_idx < std::min(max_sizes.size(), size_dims.size()); ++size_idx) {
-    auto [dim_idx, dim] = size_dims[size_idx][0];
+    auto [dim_idx, sdim] = size_dims[size_idx][0];
+    if (!sdim.is_int()) {
+      if (sdim.max() > max_sizes[size_idx])
+        fail("NotImplementedError", "tg: symbolic kernel dim " + sdim.str() + " can be larger than its launch axis (max " +
+                                        std::to_string(max_sizes[size_idx]) + ")");
+      continue;
+    }
+    int64_t dim = sdim;
     if (dim <= max_sizes[size_idx]) continue;
     for (int64_t factor = 2; factor * factor <= dim; ++factor)
       if (dim % factor == 0 && dim / factor <= max_sizes[size_idx]) {
@@ -141,14 +148,14 @@ GroupedDims grouped_dims(const std::string& prefix, int off, const Shape& dims,
         size_dims.insert(size_dims.begin() + long(size_idx) + 1, std::vector<Part>{{dim_idx, factor}});
         break;
       }
-    if (size_dims[size_idx][0].dim > max_sizes[size_idx])
+    if (int64_t(size_dims[size_idx][0].dim) > max_sizes[size_idx])
       fail("RuntimeError", "kernel dim " + std::to_string(dim) +
                                " is too large and non-factorable for its launch axis (max " +
                                std::to_string(max_sizes[size_idx]) + ")");
   }
   size_t cur = 0;
   while (size_dims.size() > max_sizes.size()) {
-    if (axis_size(size_dims[cur]) * size_dims[cur + 1][0].dim <= max_sizes[cur]) {
+    if ((axis_size(size_dims[cur]) * size_dims[cur + 1][0].dim).max() <= max_sizes[cur]) {
       size_dims[cur].insert(size_dims[cur].end(), size_dims[cur + 1].begin(), size_dims[cur + 1].end());
       size_dims.erase(size_dims.begin() + long(cur) + 1);
     } else if (cur + 1 < max_sizes.size()) {
@@ -161,10 +168,20 @@ GroupedDims grouped_dims(const std::string& prefix, int off, const Shape& dims,
   out.idxs.assign(dims.size(), Expr(int64_t(0)));
   const size_t n = size_dims.size();
   for (size_t i = 0; i < n; ++i) {
-    int64_t size = axis_size(size_dims[i]);
+    sint size = axis_size(size_dims[i]);
     out.sizes.push_back(size);
     int number = reverse_dims ? int(n) - 1 - (int(i) + off) : int(i) + off;
-    Expr var = make_var(prefix + std::to_string(number), 0, size - 1);
+    std::string name = prefix + std::to_string(number);
+    if (!size.is_int()) { // launched at its value, so the index needs no bound of its own
+      if (size_dims[i].size() != 1)
+        fail("NotImplementedError", "tg: a symbolic kernel dim cannot share a launch axis with another dim");
+      Expr var = Expr::var(name, 0, std::max<int64_t>(1, size.max() - 1));
+      out.loop_idxs.push_back(var);
+      out.loop_axes.push_back(int(i));
+      out.idxs[size_dims[i][0].dim_idx] = var;
+      continue;
+    }
+    Expr var = make_var(name, 0, int64_t(size) - 1);
     if (!var.is_num()) {
       // tinygrad numbers SPECIALs by their place among the loop vars; that is the launch axis
       // whenever no axis has size 1, and the axis is right when one has
@@ -172,8 +189,9 @@ GroupedDims grouped_dims(const std::string& prefix, int off, const Shape& dims,
       out.loop_axes.push_back(int(i));
     }
     for (const Part& part : size_dims[i]) {
-      out.idxs[part.dim_idx] = out.idxs[part.dim_idx] + (var % part.dim) * (out.idxs[part.dim_idx].max() + 1);
-      var = var / part.dim;
+      int64_t dim = part.dim;
+      out.idxs[part.dim_idx] = out.idxs[part.dim_idx] + (var % dim) * (out.idxs[part.dim_idx].max() + 1);
+      var = var / dim;
     }
   }
   out.sizes.resize(max_sizes.size(), 1);
@@ -184,7 +202,7 @@ class Linearizer {
 public:
   Linearizer(const Kernel& k, UOpGraph& g) : k_(k), g_(g) {}
 
-  const std::vector<int64_t>& global_size() const { return global_size_; }
+  const Shape& global_size() const { return global_size_; }
   const std::vector<int64_t>& local_size() const { return local_size_; }
 
   const UOp* run() {
@@ -251,7 +269,7 @@ public:
       if (!k_.dont_use_locals)
         for (size_t i = 0; i < l.loop_idxs.size(); ++i) special(l.loop_idxs[i], l.loop_axes[i]);
       global_size_ = g.sizes;
-      local_size_ = l.sizes;
+      local_size_ = shape_ints(l.sizes);
       global_idxs = g.idxs;
       local_idxs_ = l.idxs;
     } else {
@@ -1041,7 +1059,8 @@ private:
     std::vector<Expr> idxs;
   };
   std::map<const LazyOp*, std::vector<AliasIdxs>> alias_idxs_;
-  std::vector<int64_t> global_size_, local_size_;
+  Shape global_size_;
+  std::vector<int64_t> local_size_;
   int lanes_ = 1;
   Expr lane_var_{int64_t(0)};
   std::string lane_name_; // "" when the kernel has no lanes: every upcast var is expanded

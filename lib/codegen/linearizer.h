@@ -17,7 +17,8 @@ namespace tg {
 // come with the graph; elsewhere they are loops and the sizes are empty.
 struct LinearizedKernel {
   const UOp* sink = nullptr;
-  std::vector<int64_t> global_size, local_size; // (x, y, z) order, as launched
+  Shape global_size;                // (x, y, z) order, as launched; symbolic dims evaluated at launch
+  std::vector<int64_t> local_size;
 };
 LinearizedKernel linearize_kernel(const Kernel& k, UOpGraph& g);
 

@@ -19,7 +19,7 @@ struct ProgramKernel {
   // core_start/core_end, the part of global dimension 0 one call computes.
   std::vector<std::string> vars;
   // Launch grid: work-groups (GPU) or, on host devices, the range tg-run splits over threads.
-  std::vector<int64_t> global_size{1, 1, 1};
+  Shape global_size{1, 1, 1}; // symbolic where the kernel's launch dims are: tg-run evaluates it
   std::vector<int64_t> local_size{1, 1, 1};
   bool init = false; // computes a state's first value (see ScheduleKernel::init)
   // "" for a compiled kernel; "random": no source, tg-run fills bufs[0] with numpy's

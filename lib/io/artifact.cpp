@@ -417,7 +417,7 @@ template <class A> void put_program(A& ar, const Program& p) {
       put_ints(b, "bufs", k.bufs);
       put_dims(b, "extents", k.extents);
       put_strings(b, "vars", k.vars);
-      put_ints(b, "global_size", k.global_size);
+      put_dims(b, "global_size", k.global_size);
       put_ints(b, "local_size", k.local_size);
       field(b, "init", k.init);
       field(b, "work", k.work);
@@ -444,7 +444,7 @@ template <class A> Program get_program(A& ar) {
       k.bufs = get_ints<int>(b, "bufs");
       k.extents = get_dims(b, "extents");
       k.vars = get_strings(b, "vars");
-      k.global_size = get_ints<int64_t>(b, "global_size");
+      k.global_size = get_dims(b, "global_size");
       k.local_size = get_ints<int64_t>(b, "local_size");
       k.init = get<bool>(b, "init");
       k.work = get<int64_t>(b, "work");

@@ -476,14 +476,18 @@ void validate_program(const Program& p) {
                 std::any_of(p.vars.begin(), p.vars.end(), [&](const VarBinding& b) { return b.name == v; }),
             where, [&] { return "variable '" + v + "' is not in the program's vars"; });
     }
-    for (auto* dims : {&kernel.global_size, &kernel.local_size}) {
-      const char* name = dims == &kernel.global_size ? "global_size" : "local_size";
+    Shape local = shape_from_ints(kernel.local_size);
+    for (const Shape* dims : {static_cast<const Shape*>(&kernel.global_size), static_cast<const Shape*>(&local)}) {
+      const char* name = dims == &local ? "local_size" : "global_size";
       check(!dims->empty() && dims->size() <= 3, where,
             [&] { return std::string(name) + " needs 1 to 3 dimensions"; });
-      // kernels index with 32-bit ints, and host launches pass the split range as int32
-      for (int64_t d : *dims)
-        check(d >= 1 && d <= INT32_MAX, where,
+      // kernels index with 32-bit ints, and host launches pass the split range as int32; a
+      // symbolic dimension may be 0 at its variables' values (the kernel then does nothing)
+      for (const sint& x : *dims) {
+        int64_t d = dim_at(x, check, where);
+        check(d >= (x.is_int() ? 1 : 0) && d <= INT32_MAX, where,
               [&] { return std::string(name) + " " + str(*dims) + " has a bad dimension"; });
+      }
     }
   }
 }

@@ -51,10 +51,10 @@ void check_names(const char* what, const std::vector<NamedBuffer>& declared,
       if (!given.count(nb.name)) fail("ValueError", "missing " + std::string(what) + " '" + nb.name + "'");
 }
 
-LaunchDims launch_dims(const ProgramKernel& k) {
+LaunchDims launch_dims(const ProgramKernel& k, const std::vector<VarBinding>& vars) {
   LaunchDims d;
   for (size_t i = 0; i < 3; ++i) {
-    d.global[i] = i < k.global_size.size() ? k.global_size[i] : 1;
+    d.global[i] = i < k.global_size.size() ? eval_dim(k.global_size[i], vars) : 1;
     d.local[i] = i < k.local_size.size() ? k.local_size[i] : 1;
   }
   return d;
@@ -178,7 +178,7 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
       args.push_back(it->second);
     }
     args_.push_back(std::move(args));
-    dims_.push_back(launch_dims(k));
+    dims_.push_back(launch_dims(k, p.vars));
     // The split range's bounds default to the whole range (an open end: the kernel knows its
     // own); other int parameters are the program's symbolic variables.
     std::vector<int32_t> vars;
@@ -230,6 +230,8 @@ void ProgramRun::load_states(const std::map<std::string, HostBuffer>& states) {
 }
 
 void ProgramRun::launch(size_t i) {
+  const LaunchDims& d = dims_[i];
+  if (d.global[0] == 0 || d.global[1] == 0 || d.global[2] == 0) return; // a symbolic size of 0
   if (device_index_[i] >= 0)
     return loaded_->launch(size_t(device_index_[i]), args_[i].data(), vars_[i].data(), dims_[i]);
   fill_random(i);

@@ -40,7 +40,7 @@ TEST(RenderOpenCL, elementwise_kernel_matches_tinygrad_text) {
   data0[gidx0] = (val0+val1);
 }
 )");
-  EXPECT_EQ(k.global_size, (std::vector<int64_t>{32, 1, 1}));
+  EXPECT_EQ(k.global_size, (Shape{32, 1, 1}));
   EXPECT_EQ(k.local_size, (std::vector<int64_t>{1, 1, 1}));
 }
 
@@ -57,7 +57,7 @@ TEST(RenderOpenCL, two_global_dims_put_the_last_on_x) {
   data0[(gidx0*15)+gidx1] = (val0+1.0f);
 }
 )");
-  EXPECT_EQ(k.global_size, (std::vector<int64_t>{15, 7, 1}));
+  EXPECT_EQ(k.global_size, (Shape{15, 7, 1}));
 }
 
 TEST(RenderOpenCL, reduce_keeps_its_loop_inside_the_work_item) {
@@ -168,7 +168,7 @@ TEST(RenderOpenCLOpts, big_row_sum_is_grouped_into_local_memory) {
 }
 )");
   EXPECT_EQ(k.applied_opts, (std::vector<Opt>{{OptOps::GROUPTOP, 0, 256}}));
-  EXPECT_EQ(k.global_size, (std::vector<int64_t>{4, 1, 1}));
+  EXPECT_EQ(k.global_size, (Shape{4, 1, 1}));
   EXPECT_EQ(k.local_size, (std::vector<int64_t>{256, 1, 1}));
 }
 
@@ -217,7 +217,7 @@ TEST(RenderOpenCLOpts, full_sum_second_stage_has_no_reduce_loop_before_the_barri
   }
 }
 )");
-  EXPECT_EQ(k.global_size, (std::vector<int64_t>{1, 1, 1}));
+  EXPECT_EQ(k.global_size, (Shape{1, 1, 1}));
   EXPECT_EQ(k.local_size, (std::vector<int64_t>{256, 1, 1}));
 }
 
@@ -264,7 +264,7 @@ TEST(RenderOpenCLOpts, elementwise_dims_get_local_sizes) {
 }
 )");
   EXPECT_EQ(k.applied_opts, (std::vector<Opt>{{OptOps::LOCAL, 0, 3}, {OptOps::LOCAL, 1, 3}}));
-  EXPECT_EQ(k.global_size, (std::vector<int64_t>{10, 10, 1}));
+  EXPECT_EQ(k.global_size, (Shape{10, 10, 1}));
   EXPECT_EQ(k.local_size, (std::vector<int64_t>{3, 3, 1}));
 }
 
@@ -288,7 +288,7 @@ TEST(RenderOpenCLOpts, matvec_uses_group_local_and_upcast) {
   EXPECT_EQ(k.name, "r_16_4_8_128_4");
   EXPECT_EQ(k.applied_opts,
             (std::vector<Opt>{{OptOps::GROUP, 0, 8}, {OptOps::LOCAL, 0, 4}, {OptOps::UPCAST, 0, 4}}));
-  EXPECT_EQ(k.global_size, (std::vector<int64_t>{16, 1, 1}));
+  EXPECT_EQ(k.global_size, (Shape{16, 1, 1}));
   EXPECT_EQ(k.local_size, (std::vector<int64_t>{4, 8, 1}));
   EXPECT_NE(k.src.find("__local float temp[128];"), std::string::npos) << k.src;
   EXPECT_NE(k.src.find("  if ((lidx2<1)) {\n"), std::string::npos) << k.src;

@@ -23,7 +23,7 @@ TEST(Threads, a_split_kernel_takes_its_outer_range_as_parameters) {
   const ProgramKernel& k = p.kernels[0];
   // parameters in the UOp order (DEFINE_VARs sort by name)
   EXPECT_EQ(k.vars, (std::vector<std::string>{"core_end", "core_start"}));
-  EXPECT_EQ(k.global_size, (std::vector<int64_t>{256 * 512 / 4, 1, 1})); // upcast by 4
+  EXPECT_EQ(k.global_size, (Shape{256 * 512 / 4, 1, 1})); // upcast by 4
   EXPECT_NE(k.src.find("const int core_end, const int core_start) {"), std::string::npos) << k.src;
   // the kernel keeps its own bound, so an edited launch size cannot drive it past its buffers
   EXPECT_NE(k.src.find("for (int ridx0 = core_start; ridx0 < ((core_end<32768)?core_end:32768); ridx0++) {"),

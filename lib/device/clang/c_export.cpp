@@ -200,7 +200,7 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
     for (const ProgramKernel& k : p.kernels) {
       if (k.init != init) continue;
       if (is_split(k))
-        out += "  " + N + "_split(m, " + N + "_part_" + k.name + ", " + std::to_string(k.global_size.at(0)) +
+        out += "  " + N + "_split(m, " + N + "_part_" + k.name + ", " + std::to_string(int64_t(k.global_size.at(0))) +
                ");\n";
       else
         out += "  " + call(k, "0", "INT32_MAX") + "\n";
