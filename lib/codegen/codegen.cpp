@@ -146,8 +146,7 @@ LoweredKernel lower_to_uops(const Kernel& k, const Renderer& renderer, bool keep
   std::vector<const UOp*> uops = linearize_uops(rewritten, graph);
   if (keep_stages) out.uops = uops_to_string(uops);
   int64_t run_count = 1; // work-items; a host kernel's loops are all in its UOps
-  if (renderer.opts().has_local)
-    run_count = prod(out.global_size) * prod(shape_from_ints(out.local_size));
+  if (renderer.opts().has_local) run_count = prod(out.global_size) * prod(shape_from_ints(out.local_size));
   out.estimate = kernel_estimate(*k.ast.at(0), uops, run_count);
   for (const UOp* u : uops)
     if (u->op == UOps::DEFINE_VAR) out.vars.push_back(std::get<VarArg>(u->arg).name);

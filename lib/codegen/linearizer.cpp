@@ -136,7 +136,8 @@ GroupedDims grouped_dims(const std::string& prefix, int off, const Shape& dims,
     auto [dim_idx, sdim] = size_dims[size_idx][0];
     if (!sdim.is_int()) {
       if (sdim.max() > max_sizes[size_idx])
-        fail("NotImplementedError", "tg: symbolic kernel dim " + sdim.str() + " can be larger than its launch axis (max " +
+        fail("NotImplementedError", "tg: symbolic kernel dim " + sdim.str() +
+                                        " can be larger than its launch axis (max " +
                                         std::to_string(max_sizes[size_idx]) + ")");
       continue;
     }

@@ -17,7 +17,7 @@ namespace tg {
 // come with the graph; elsewhere they are loops and the sizes are empty.
 struct LinearizedKernel {
   const UOp* sink = nullptr;
-  Shape global_size;                // (x, y, z) order, as launched; symbolic dims evaluated at launch
+  Shape global_size; // (x, y, z) order, as launched; symbolic dims evaluated at launch
   std::vector<int64_t> local_size;
 };
 LinearizedKernel linearize_kernel(const Kernel& k, UOpGraph& g);

@@ -477,7 +477,8 @@ void validate_program(const Program& p) {
             where, [&] { return "variable '" + v + "' is not in the program's vars"; });
     }
     Shape local = shape_from_ints(kernel.local_size);
-    for (const Shape* dims : {static_cast<const Shape*>(&kernel.global_size), static_cast<const Shape*>(&local)}) {
+    for (const Shape* dims :
+         {static_cast<const Shape*>(&kernel.global_size), static_cast<const Shape*>(&local)}) {
       const char* name = dims == &local ? "local_size" : "global_size";
       check(!dims->empty() && dims->size() <= 3, where,
             [&] { return std::string(name) + " needs 1 to 3 dimensions"; });

@@ -170,6 +170,11 @@ LazyBuffer LazyBuffer::permute(const std::vector<int>& arg) const {
 LazyBuffer LazyBuffer::shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
   return view(st().shrink(arg), ViewMove{MoveOp::Shrink, flat_pairs(arg)});
 }
+LazyBuffer LazyBuffer::shrink_symbolic(const DimPairs& arg) const {
+  Shape flat;
+  for (const auto& [b, e] : arg) flat.insert(flat.end(), {b, e});
+  return view(st().shrink_symbolic(arg), ViewMove{MoveOp::Shrink, flat});
+}
 LazyBuffer LazyBuffer::stride(const std::vector<int64_t>& arg) const {
   return view(st().stride(arg), ViewMove{MoveOp::Stride, shape_from_ints(arg)});
 }

@@ -344,7 +344,23 @@ void register_methods(Registry& r) {
         return T(self(a).flip(std::vector<int>(s.begin(), s.end())));
       });
   m(
-      "shrink", "self, arg", +[](Interp&, Args& a) { return T(self(a).shrink(to_padding(a[1]))); });
+      "shrink", "self, arg", +[](Interp&, Args& a) {
+        if (!a[1].is_seq()) return T(self(a).shrink(to_padding(a[1])));
+        SymbolicPadding p; // (begin, end) pairs whose ends may be Variables
+        for (auto& x : a[1].items()) {
+          if (x.is_none()) {
+            p.push_back(std::nullopt);
+            continue;
+          }
+          if (!x.is_seq() || x.items().size() != 2)
+            raise("ValueError", "expected a (begin, end) pair, got " + repr(x));
+          auto dim = [](const Value& v) {
+            return v.kind == VKind::Symbol ? sint(v.as<SymObj>().e) : sint(to_index(v));
+          };
+          p.push_back(std::make_pair(dim(x.items()[0]), dim(x.items()[1])));
+        }
+        return T(self(a).shrink_symbolic(p));
+      });
   m(
       "pad", "self, arg, value=0.0",
       +[](Interp&, Args& a) { return T(self(a).pad(to_padding(a[1]), to_scalar(a[2]))); });

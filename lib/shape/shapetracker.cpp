@@ -170,6 +170,9 @@ ShapeTracker ShapeTracker::pad(const std::vector<std::pair<int64_t, int64_t>>& a
 ShapeTracker ShapeTracker::shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
   return with_last(*this, views.back().shrink(arg));
 }
+ShapeTracker ShapeTracker::shrink_symbolic(const DimPairs& arg) const {
+  return with_last(*this, views.back().shrink_symbolic(arg));
+}
 ShapeTracker ShapeTracker::expand(const Shape& new_shape) const {
   return with_last(*this, views.back().expand(new_shape));
 }

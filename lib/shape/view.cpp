@@ -463,6 +463,47 @@ View View::shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
   return unsafe_resize(*this, arg, std::nullopt);
 }
 
+View View::shrink_symbolic(const DimPairs& arg) const {
+  bool ints = true;
+  for (const auto& [b, e] : arg) ints = ints && b.is_int() && e.is_int();
+  if (ints) {
+    std::vector<std::pair<int64_t, int64_t>> concrete;
+    for (const auto& [b, e] : arg) concrete.push_back({int64_t(b), int64_t(e)});
+    return shrink(concrete);
+  }
+  auto text = [&] {
+    std::string s = "(";
+    for (size_t i = 0; i < arg.size(); ++i)
+      s += (i ? ", (" : "(") + arg[i].first.str() + ", " + arg[i].second.str() + ")";
+    return s + (arg.size() == 1 ? ",)" : ")");
+  };
+  bool ok = arg.size() == shape.size();
+  for (size_t i = 0; ok && i < arg.size(); ++i)
+    ok = arg[i].first.min() >= 0 && arg[i].first.max() <= arg[i].second.min() &&
+         arg[i].second.max() <= shape[i].max();
+  check(ok, "AssertionError", [&] { return "invalid shrink " + text() + " for " + tuple_str(shape); });
+  Shape new_shape;
+  int64_t moved = offset;
+  for (size_t i = 0; i < arg.size(); ++i) {
+    const auto& [b, e] = arg[i];
+    if (!b.is_int() || (int64_t(b) != 0 && !strides[i].is_int()) || (mask && !all_int(shape)))
+      fail("NotImplementedError", "tg: shrink " + text() + " of " + tuple_str(shape) +
+                                      ": a symbolic shrink needs int begins (and a view without a mask)");
+    if (int64_t(b) != 0) moved += int64_t(b) * int64_t(strides[i]);
+    new_shape.push_back(e - b);
+  }
+  std::optional<Mask> new_mask;
+  if (mask) { // (only on int shapes, symbolic ends: clip each range to the new dim's largest)
+    new_mask = Mask();
+    for (size_t i = 0; i < arg.size(); ++i) {
+      int64_t b = arg[i].first, hi = new_shape[i].max();
+      auto [mx, my] = (*mask)[i];
+      new_mask->push_back({std::clamp<int64_t>(mx - b, 0, hi), std::clamp<int64_t>(my - b, 0, hi)});
+    }
+  }
+  return View::create(new_shape, strides, moved, new_mask);
+}
+
 View View::expand(const Shape& new_shape) const {
   if (new_shape.size() != shape.size())
     fail("ValueError", "expand arg new_shape=" + tuple_str(new_shape) +

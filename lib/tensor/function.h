@@ -146,8 +146,8 @@ struct Pad : Function {
   TG_FUNCTION(Pad)
 };
 struct Shrink : Function {
-  explicit Shrink(Pairs arg) : arg(std::move(arg)) {}
-  Pairs arg, narg;
+  explicit Shrink(DimPairs arg) : arg(std::move(arg)) {}
+  DimPairs arg, narg; // (ends may be symbolic)
   TG_FUNCTION(Shrink)
 };
 struct Flip : Function {

@@ -22,7 +22,8 @@ struct Function; // autograd context (function.h)
 constexpr int64_t kKeepDim = std::numeric_limits<int64_t>::min();
 
 using Padding = std::vector<std::optional<std::pair<int64_t, int64_t>>>; // None = no change
-using AxisArg = std::optional<std::vector<int>>;                         // nullopt = all axes
+using SymbolicPadding = std::vector<std::optional<std::pair<sint, sint>>>;
+using AxisArg = std::optional<std::vector<int>>; // nullopt = all axes
 
 // One entry of a __getitem__ index tuple.
 struct Index {
@@ -159,6 +160,7 @@ public:
   Tensor permute(const std::vector<int>& order) const;
   Tensor flip(const std::vector<int>& axis) const;
   Tensor shrink(const Padding& arg) const;
+  Tensor shrink_symbolic(const SymbolicPadding& arg) const; // ends may be symbolic (a Variable)
   Tensor pad(const Padding& arg, double value = 0.0) const;
   // Added: a pad value as the Python scalar it is (an int keeps an int tensor's dtype).
   Tensor pad(const Padding& arg, const Scalar& value) const;

@@ -69,12 +69,19 @@ Tensor Tensor::flip(const std::vector<int>& axis) const {
 }
 
 Tensor Tensor::shrink(const Padding& arg) const {
+  SymbolicPadding sym;
+  for (const auto& p : arg)
+    sym.push_back(p ? std::optional(std::pair<sint, sint>(p->first, p->second)) : std::nullopt);
+  return shrink_symbolic(sym);
+}
+Tensor Tensor::shrink_symbolic(const SymbolicPadding& arg) const {
   size_t n = std::min(arg.size(), shape().size());
   bool noop = true;
-  fn::Pairs full;
+  DimPairs full;
   for (size_t k = 0; k < n; ++k) {
-    noop &= !arg[k] || *arg[k] == Pair{0, shape()[k]};
-    full.push_back(arg[k] ? *arg[k] : Pair{0, shape()[k]});
+    std::pair<sint, sint> whole{0, shape()[k]};
+    noop &= !arg[k] || *arg[k] == whole;
+    full.push_back(arg[k] ? *arg[k] : whole);
   }
   return noop ? *this : apply<fn::Shrink>({*this}, full);
 }

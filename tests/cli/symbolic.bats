@@ -98,3 +98,16 @@ mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once int
   expect_one_line_error tg-schedule "$err"
   expect_contains "$err" "bad symbolic expression"
 }
+
+@test "a KV cache read up to a variable position: one program for every position" {
+  need_python
+  printf '%s\n' 'p = Variable("p", 1, 32).bind(5)' 'cache = input("cache", (32, 2, 8))' \
+    'output("keys", cache.shrink(((0, p), None, None)).sum(0))' >k.tg
+  tg-trace k.tg | tg-schedule | tg-codegen -o p.bin
+  make_npy cache.npy 'np.random.default_rng(0).standard_normal((32, 2, 8)).astype(np.float32)'
+  for p in 1 5 32; do
+    run_split tg-run p.bin --var p=$p --in cache=cache.npy --out-dir r$p
+    [ "$status" -eq 0 ]
+    expect_eq "$(npy_eval r$p/keys.npy "np.allclose(a, np.load('cache.npy')[:$p].sum(0), atol=1e-5)")" True
+  done
+}

@@ -410,10 +410,11 @@ TEST(RenderCUDAFloat4, vectors_are_made_with_make_float4_and_shared_memory_is_no
 TEST(RenderOpenCLFloat4, a_float4_accumulator_of_an_unrolled_reduce_folds_away) {
   // no reduce loop is left: each output is the unrolled sum itself (its accumulator's initial
   // value, a CAST of lanes, folds lane by lane; four outputs must not share one variable)
-  EXPECT_EQ(tinygrad_opts_src("a = input('a', (2, 16, 14, 14))\nb = input('b', (32, 16, 1, 1))\n"
-                              "output('o', a.conv2d(b).relu())",
-                              "GPU"),
-            R"(__kernel void r_49_2_8_4_4_16(__global float* data0, const __global float* data1, const __global float* data2) {
+  EXPECT_EQ(
+      tinygrad_opts_src("a = input('a', (2, 16, 14, 14))\nb = input('b', (32, 16, 1, 1))\n"
+                        "output('o', a.conv2d(b).relu())",
+                        "GPU"),
+      R"(__kernel void r_49_2_8_4_4_16(__global float* data0, const __global float* data1, const __global float* data2) {
   int gidx0 = get_group_id(0); /* 49 */
   int lidx1 = get_local_id(0); /* 2 */
   int lidx2 = get_local_id(1); /* 8 */
