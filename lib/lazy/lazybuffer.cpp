@@ -275,7 +275,9 @@ LazyBuffer LazyBuffer::r(Op op, const Axes& axis) const {
   }
   if (size() == 0 && prod(new_shape) != 0)
     return const_like(op == Op::SUM ? Scalar::of_float(0.0) : Scalar::of_float(-INFINITY), new_shape);
-  if (is_unrealized_unmasked_const()) {
+  bool symbolic_axis = false; // (tinygrad folds to a CONST of a Node; tg has no symbolic constant,
+  for (int a : axis) symbolic_axis |= !shape()[a].is_int(); // so the kernel's loop collapse does it)
+  if (is_unrealized_unmasked_const() && !symbolic_axis) {
     int64_t n = 1;
     for (int a : axis) n *= shape()[a];
     Scalar v = const_value();

@@ -88,6 +88,8 @@ AxisArg to_axis(const Value& v) {
 Operand to_operand(const Value& v) {
   if (v.kind == VKind::Tensor) return Operand(v.t());
   if (v.is_number()) return Operand(to_scalar(v));
+  if (v.kind == VKind::Symbol)
+    return Operand(Tensor::from_node(sint(v.as<SymObj>().e))); // _broadcasted's from_node
   // tinygrad's _broadcasted: assert isinstance(y, (float, int, bool, Node)), f"{type(y)=}, {y=}"
   raise("AssertionError", "type(y)=<class '" + type_name(v) + "'>, y=" + repr(v));
 }

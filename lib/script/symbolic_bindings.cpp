@@ -6,12 +6,6 @@
 
 namespace tg::script {
 
-namespace {
-
-using Args = std::vector<Value>;
-
-const Expr& sym(const Value& v) { return v.as<SymObj>().e; }
-
 // tinygrad's str(node): "<i[1-10]>", "<i[1-10=3]>" once bound.
 std::string node_str(const Expr& e) {
   if (e.kind() != ExprKind::Var) return "<" + e.render_debug() + ">";
@@ -20,6 +14,12 @@ std::string node_str(const Expr& e) {
     if (b.name == e.node()->name) bound = "=" + std::to_string(b.value);
   return "<" + e.node()->name + "[" + std::to_string(e.min()) + "-" + std::to_string(e.max()) + bound + "]>";
 }
+
+namespace {
+
+using Args = std::vector<Value>;
+
+const Expr& sym(const Value& v) { return v.as<SymObj>().e; }
 
 const Expr& variable(const Value& v, const char* what) {
   if (v.kind != VKind::Symbol || sym(v).kind() != ExprKind::Var)

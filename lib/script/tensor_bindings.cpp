@@ -725,6 +725,13 @@ void register_statics(Registry& r, ModuleObj& cls) {
       },
       kInit);
   s(
+      "from_node", "y, dtype=None, device=None", +[](Interp&, Args& a) {
+        if (a[0].kind == VKind::Symbol)
+          return T(Tensor::from_node(sint(a[0].as<SymObj>().e), to_dtype(a[1])));
+        if (a[0].is_intlike()) return T(Tensor::from_node(sint(a[0].as_int()), to_dtype(a[1])));
+        raise("RuntimeError", "unhandled Node " + repr(a[0]));
+      });
+  s(
       "full", "shape, fill_value, dtype=None, requires_grad=None, device=None", +[](Interp&, Args& a) {
         Value shape = a[0].is_seq() ? a[0] : Value::tuple({a[0]});
         return T(

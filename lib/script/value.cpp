@@ -256,7 +256,10 @@ std::string repr(const Value& v) {
   return "?";
 }
 
-std::string str(const Value& v) { return v.kind == VKind::Str ? v.s() : repr(v); }
+std::string str(const Value& v) {
+  if (v.kind == VKind::Symbol) return node_str(v.as<SymObj>().e);
+  return v.kind == VKind::Str ? v.s() : repr(v);
+}
 
 bool truthy(const Value& v) {
   switch (v.kind) {

@@ -96,6 +96,10 @@ public:
                       std::optional<bool> requires_grad = std::nullopt);
   static Tensor ones(const Shape& shape, std::optional<DType> dtype = std::nullopt,
                      std::optional<bool> requires_grad = std::nullopt);
+  // tinygrad's Tensor.from_node: a 0-d int32 tensor holding a dimension's value. A symbolic one
+  // is the length of an axis it spans, summed over ones: the loop-collapse rules fold that sum
+  // to the kernel's DEFINE_VAR expression, tinygrad's CONST of a Variable.
+  static Tensor from_node(const sint& n, std::optional<DType> dtype = std::nullopt);
   static Tensor arange(const Scalar& start, std::optional<Scalar> stop = std::nullopt,
                        const Scalar& step = Scalar::of_int(1), std::optional<DType> dtype = std::nullopt);
   static Tensor eye(int64_t dim, std::optional<DType> dtype = std::nullopt);

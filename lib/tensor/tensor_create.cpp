@@ -63,6 +63,13 @@ Tensor Tensor::ones(const Shape& shape, std::optional<DType> dtype, std::optiona
   return full(shape, Scalar::of_float(1.0), dtype, requires_grad);
 }
 
+Tensor Tensor::from_node(const sint& n, std::optional<DType> dtype) {
+  DType dt = dtype.value_or(DType::Int32);
+  if (n.is_int()) return scalar(Scalar::of_int(int64_t(n)), dt, false);
+  if (n.min() < 0) fail("NotImplementedError", "tg: a tensor of " + n.str() + ", which can be negative");
+  return full({n}, Scalar::of_int(1), dt, false).sum();
+}
+
 Tensor Tensor::arange(const Scalar& start_in, std::optional<Scalar> stop_in, const Scalar& step,
                       std::optional<DType> dtype) {
   Scalar start = stop_in ? start_in : Scalar::of_int(0);

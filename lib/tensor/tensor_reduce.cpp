@@ -33,10 +33,10 @@ Tensor reduce(const Tensor& t, Op op, const AxisArg& axis, bool keepdim) {
 }
 
 // prod of the dims a keepdim reduction changes (mean's and var's element count)
-int64_t reduced_count(const Shape& in, const Shape& kept) {
-  int64_t n = 1;
+sint reduced_count(const Shape& in, const Shape& kept) {
+  sint n = 1;
   for (size_t k = 0; k < in.size(); ++k)
-    if (in[k] != kept[k]) n *= in[k];
+    if (in[k] != kept[k]) n = n * in[k];
   return n;
 }
 
@@ -88,14 +88,17 @@ Tensor Tensor::min(const AxisArg& axis, bool keepdim) const { return neg().max(a
 Tensor Tensor::mean(const AxisArg& axis, bool keepdim) const {
   DType output_dtype = is_float(dtype()) ? dtype() : DType::Float32;
   Tensor numerator = cast(sum_acc_dtype(dtype())).sum(axis, keepdim);
-  int64_t n = reduced_count(shape(), sum(axis, true).shape());
-  return numerator.div(Scalar::of_int(n)).cast(output_dtype);
+  sint n = reduced_count(shape(), sum(axis, true).shape());
+  if (!n.is_int()) return numerator.div(from_node(n)).cast(output_dtype); // a symbolic count
+  return numerator.div(Scalar::of_int(int64_t(n))).cast(output_dtype);
 }
 
 Tensor Tensor::var(const AxisArg& axis, bool keepdim, int64_t correction) const {
   Tensor squares = sub(mean(axis, true)).square();
-  int64_t n = reduced_count(shape(), squares.sum(axis, true).shape());
-  return squares.sum(axis, keepdim).div(Scalar::of_int(std::max<int64_t>(0, n - correction)));
+  sint n = reduced_count(shape(), squares.sum(axis, true).shape());
+  // (symbolic: tinygrad's max(0, n - correction) keeps the node, which is then never negative)
+  if (!n.is_int()) return squares.sum(axis, keepdim).div(from_node(n - correction));
+  return squares.sum(axis, keepdim).div(Scalar::of_int(std::max<int64_t>(0, int64_t(n) - correction)));
 }
 Tensor Tensor::std(const AxisArg& axis, bool keepdim, int64_t correction) const {
   return var(axis, keepdim, correction).sqrt();
