@@ -11,6 +11,7 @@
 #include "codegen/renderer.h"
 #include "io/artifact.h"
 #include "util/error.h"
+#include "util/identifier.h"
 
 namespace tg {
 
@@ -276,11 +277,8 @@ void check_custom_buffers(const std::vector<int>& bufs, DType dtype, int64_t siz
 void check_vars(const std::vector<VarBinding>& vars, const Checker& check) {
   std::unordered_set<std::string> names;
   for (const VarBinding& v : vars) {
-    bool ident = !v.name.empty() && !(v.name[0] >= '0' && v.name[0] <= '9');
-    for (char c : v.name)
-      ident =
-          ident && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
-    check(ident, "vars", [&] { return "variable name '" + v.name + "' is not an identifier"; });
+    check(is_identifier(v.name), "vars",
+          [&] { return "variable name '" + v.name + "' is not an identifier"; });
     check(names.insert(v.name).second, "vars", [&] { return "variable '" + v.name + "' is listed twice"; });
     check(0 <= v.min && v.min <= v.value && v.value <= v.max && v.max <= INT32_MAX, "vars", [&] {
       return "variable '" + v.name + "' has value " + std::to_string(v.value) + " outside [" +
@@ -434,11 +432,7 @@ void validate_program(const Program& p) {
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const ProgramKernel& kernel = p.kernels[k];
     std::string where = "kernel " + std::to_string(k) + " '" + kernel.name + "'";
-    bool ident = !kernel.name.empty() && !(kernel.name[0] >= '0' && kernel.name[0] <= '9');
-    for (char c : kernel.name)
-      ident =
-          ident && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
-    check(ident, where, "kernel name is not an identifier");
+    check(is_identifier(kernel.name), where, "kernel name is not an identifier");
     check(kernel.extents.size() == kernel.bufs.size(), where, [&] {
       return std::to_string(kernel.extents.size()) + " extents for " + std::to_string(kernel.bufs.size()) +
              " buffers";
@@ -467,11 +461,7 @@ void validate_program(const Program& p) {
       continue;
     }
     for (const std::string& v : kernel.vars) {
-      bool var_ident = !v.empty() && !(v[0] >= '0' && v[0] <= '9');
-      for (char c : v)
-        var_ident = var_ident &&
-                    ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
-      check(var_ident, where, [&] { return "variable name '" + v + "' is not an identifier"; });
+      check(is_identifier(v), where, [&] { return "variable name '" + v + "' is not an identifier"; });
       check(v == kSplitStartVar || v == kSplitEndVar ||
                 std::any_of(p.vars.begin(), p.vars.end(), [&](const VarBinding& b) { return b.name == v; }),
             where, [&] { return "variable '" + v + "' is not in the program's vars"; });

@@ -3,6 +3,7 @@
 // default value for the variable; tg-run --var gives another.
 #include "lazy/lazybuffer.h"
 #include "script/interp.h"
+#include "util/identifier.h"
 
 namespace tg::script {
 
@@ -65,9 +66,8 @@ void register_symbolic(Registry& r) {
         if (!(lo >= 0 && lo <= hi))
           raise("AssertionError", "invalid Variable expr='" + name + "' nmin=" + std::to_string(lo) +
                                       " nmax=" + std::to_string(hi));
-        bool ident = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
-        for (char c : name) ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-        if (!ident) raise("ValueError", "tg: a Variable's name must be an identifier, got '" + name + "'");
+        if (!is_identifier(name))
+          raise("ValueError", "tg: a Variable's name must be an identifier, got '" + name + "'");
         if (hi > INT32_MAX)
           raise("ValueError", "tg: a Variable's range must fit in int32, got nmax=" + std::to_string(hi));
         return Value::symbol(sint(Expr::var(name, lo, hi))); // nmin == nmax: a NumNode, an int

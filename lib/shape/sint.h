@@ -31,7 +31,11 @@ public:
   // tinygrad's str(): "3", or a symbolic dimension as rendered ("i", "(i+2)").
   std::string str() const { return e_ ? expr().render() : std::to_string(v_); }
 
-  friend bool operator==(const sint& a, const sint& b) { return a.e_ == b.e_ && (a.e_ || a.v_ == b.v_); }
+  // (symbols by their canonical node: tinygrad compares nodes by text, so (i+2) and (2+i) are equal)
+  friend bool operator==(const sint& a, const sint& b) {
+    if (!a.e_ || !b.e_) return !a.e_ && !b.e_ && a.v_ == b.v_;
+    return a.e_->canonical == b.e_->canonical;
+  }
   template <std::integral T> friend bool operator==(const sint& a, T b) { return !a.e_ && a.v_ == b; }
 
 private:

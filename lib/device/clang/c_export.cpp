@@ -8,17 +8,11 @@
 
 #include "device/clang/clang_renderer.h"
 #include "util/error.h"
+#include "util/identifier.h"
 
 namespace tg {
 
 namespace {
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
 
 // CLANG's C made portable to any C11 compiler: kernels `static` and named NAME_<kernel>,
 // bit casts through a union (no __builtin_bit_cast), half as _Float16.
@@ -200,8 +194,8 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
     for (const ProgramKernel& k : p.kernels) {
       if (k.init != init) continue;
       if (is_split(k))
-        out += "  " + N + "_split(m, " + N + "_part_" + k.name + ", " + std::to_string(int64_t(k.global_size.at(0))) +
-               ");\n";
+        out += "  " + N + "_split(m, " + N + "_part_" + k.name + ", " +
+               std::to_string(int64_t(k.global_size.at(0))) + ");\n";
       else
         out += "  " + call(k, "0", "INT32_MAX") + "\n";
     }
