@@ -30,7 +30,7 @@ struct KeyWriter {
     for (const View& v : st.views) {
       ints(v.shape);
       ints(v.strides);
-      pod(v.offset);
+      ints(Shape{v.offset});
       pod(uint8_t(v.mask.has_value()));
       if (v.mask)
         for (auto& [b, e] : *v.mask) pod(b), pod(e);

@@ -18,8 +18,7 @@ std::string view_repr(const View& v) {
     mask += v.mask->size() == 1 ? ",)" : ")";
   }
   return "View(shape=" + shape_repr(v.shape) + ", strides=" + shape_repr(v.strides) +
-         ", offset=" + std::to_string(v.offset) + ", mask=" + mask + ", contiguous=" + py_bool(v.contiguous) +
-         ")";
+         ", offset=" + v.offset.str() + ", mask=" + mask + ", contiguous=" + py_bool(v.contiguous) + ")";
 }
 
 std::string st_repr(const ShapeTracker& st) {

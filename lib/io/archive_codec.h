@@ -295,38 +295,42 @@ template <class T, class A> std::vector<T> get_ints(A& ar, const char* name) {
 // Dimensions (shapes, strides, movement args): ints, where a symbolic one is its
 // render_debug() text. JSON: a number or a string; binary: an int64, or INT64_MIN (never a
 // legal dimension or stride) followed by the text.
-template <class A> void put_dims(A& ar, const char* name, const Shape& xs) {
-  put_array(ar, name, xs.size(), [&](auto& a, size_t i) {
-    if (xs[i].is_int()) return field(a, nullptr, int64_t(xs[i]));
-    if constexpr (!kJson<A>) field(a, nullptr, int64_t(INT64_MIN));
-    put_string(a, nullptr, xs[i].expr().render_debug());
-  });
+template <class A> void put_dim(A& ar, const char* name, const sint& d) {
+  if (d.is_int()) return field(ar, name, int64_t(d));
+  if constexpr (!kJson<A>) field(ar, name, int64_t(INT64_MIN));
+  put_string(ar, name, d.expr().render_debug());
 }
-template <class A> sint get_symbolic_dim(A& ar) {
-  std::string text = get_string(ar, nullptr);
+template <class A> void put_dims(A& ar, const char* name, const Shape& xs) {
+  put_array(ar, name, xs.size(), [&](auto& a, size_t i) { put_dim(a, nullptr, xs[i]); });
+}
+template <class A> sint get_symbolic_dim(A& ar, const char* name = nullptr) {
+  std::string text = get_string(ar, name);
   try {
     return sint(parse_expr(text));
   } catch (const Error& e) {
     corrupt(e.what());
   }
 }
+template <class A> sint get_dim(A& ar, const char* name) {
+  if constexpr (kJson<A>) {
+    int64_t v;
+    try {
+      if (name)
+        ar(cereal::make_nvp(name, v));
+      else
+        ar(v);
+    } catch (const cereal::Exception&) { // not a number: a symbolic dimension's text
+      return get_symbolic_dim(ar, name);
+    }
+    return v;
+  } else {
+    int64_t v = get<int64_t>(ar, name);
+    return v == INT64_MIN ? get_symbolic_dim(ar, name) : sint(v);
+  }
+}
 template <class A> Shape get_dims(A& ar, const char* name) {
   Shape xs;
-  get_array(ar, name, [&](auto& a) {
-    if constexpr (kJson<A>) {
-      int64_t v;
-      try {
-        a(v);
-      } catch (const cereal::Exception&) {
-        xs.push_back(get_symbolic_dim(a));
-        return;
-      }
-      xs.push_back(v);
-    } else {
-      int64_t v = get<int64_t>(a, nullptr);
-      xs.push_back(v == INT64_MIN ? get_symbolic_dim(a) : sint(v));
-    }
-  });
+  get_array(ar, name, [&](auto& a) { xs.push_back(get_dim(a, nullptr)); });
   return xs;
 }
 
@@ -432,7 +436,7 @@ template <class A> void put_view(A& ar, const char* name, const View& v) {
   put_object(ar, name, [&](auto& a) {
     put_dims(a, "shape", v.shape);
     put_dims(a, "strides", v.strides);
-    field(a, "offset", v.offset);
+    put_dim(a, "offset", v.offset);
     if constexpr (kJson<A>) {
       if (!v.mask) field(a, "mask", nullptr);
     } else {
@@ -452,7 +456,7 @@ template <class A> View get_view(A& ar, const char* name) {
   get_object(ar, name, [&](auto& a) {
     v.shape = get_dims(a, "shape");
     v.strides = get_dims(a, "strides");
-    v.offset = get<int64_t>(a, "offset");
+    v.offset = get_dim(a, "offset");
     bool has_mask;
     if constexpr (kJson<A>)
       has_mask = !json_is_null(a, "mask");

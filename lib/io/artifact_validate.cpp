@@ -67,7 +67,7 @@ void check_view(const View& v, const Checker& check, const std::string& where) {
   });
   for (const sint& s : v.strides)
     check(s.min() > -kMaxElements && s.max() < kMaxElements, where, "stride out of range");
-  check(v.offset > -kMaxElements && v.offset < kMaxElements, where, "offset out of range");
+  check(v.offset.min() > -kMaxElements && v.offset.max() < kMaxElements, where, "offset out of range");
   if (!v.mask) return;
   check(v.mask->size() == v.shape.size(), where, [&] {
     return "mask has " + std::to_string(v.mask->size()) + " entries for " + std::to_string(v.shape.size()) +
@@ -75,9 +75,9 @@ void check_view(const View& v, const Checker& check, const std::string& where) {
   });
   for (size_t i = 0; i < v.mask->size(); ++i) {
     int64_t b = (*v.mask)[i].first, e = (*v.mask)[i].second; // not a binding: lambdas capture it
-    check(0 <= b && b <= e && e <= v.shape[i], where, [&] {
+    check(0 <= b && b <= e && e <= v.shape[i].max(), where, [&] {
       return "mask [" + std::to_string(b) + ", " + std::to_string(e) + ") does not fit dimension " +
-             std::to_string(i) + " of size " + std::to_string(v.shape[i]);
+             std::to_string(i) + " of size " + v.shape[i].str();
     });
   }
 }

@@ -70,9 +70,9 @@ std::string arg_line(const LazyArg& arg) {
 // tinygrad's name before optimizing ("r_64_8"); a CUSTOM kernel (a host-filled random buffer)
 // is not lowered, so it has none.
 std::string kernel_name(const ScheduleKernel& sk) {
-  std::string name = !sk.name.empty()                                     ? sk.name
+  std::string name = !sk.name.empty()                                    ? sk.name
                      : sk.ast.size() == 1 && sk.ast[0]->op == Op::CUSTOM ? "custom"
-                                                                          : Kernel(sk.ast).name();
+                                                                         : Kernel(sk.ast).name();
   return sk.init ? name + " (init)" : name;
 }
 

@@ -21,7 +21,7 @@ std::vector<Expr> default_idxs(const Shape& shape) {
 // _expr_view: the buffer index and the validity of one view for the given per-dim indices.
 std::pair<Expr, Expr> expr_view(const View& view, const std::vector<Expr>& idxs, std::optional<Expr> valid) {
   check(idxs.size() == view.shape.size(), "AssertionError", "need an idx for all dimensions");
-  std::vector<Expr> iexpr{Expr(view.offset)};
+  std::vector<Expr> iexpr{view.offset.expr()};
   std::vector<Expr> vexpr;
   if (valid) vexpr.push_back(*valid);
   for (size_t i = 0; i < idxs.size(); ++i) {

@@ -37,11 +37,11 @@ Shape canonicalize_strides(const Shape& shape, const Shape& strides);
 struct View {
   Shape shape;
   Shape strides;
-  int64_t offset = 0;
+  sint offset = 0; // symbolic after a shrink whose begin is (a KV cache read at a position)
   std::optional<Mask> mask;
   bool contiguous = false;
 
-  static View create(const Shape& shape, std::optional<Shape> strides = std::nullopt, int64_t offset = 0,
+  static View create(const Shape& shape, std::optional<Shape> strides = std::nullopt, sint offset = 0,
                      std::optional<Mask> mask = std::nullopt);
   bool operator==(const View& o) const;
   int64_t size() const;

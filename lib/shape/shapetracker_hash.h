@@ -31,7 +31,7 @@ inline void hash_into(Fnv1a& h, const ShapeTracker& st) {
   for (const View& v : st.views) {
     h.ints(v.shape);
     h.ints(v.strides);
-    h.pod(v.offset);
+    h.ints(Shape{v.offset});
     h.pod(v.mask.has_value());
     if (v.mask)
       for (auto& [b, e] : *v.mask) {

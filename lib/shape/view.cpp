@@ -162,7 +162,7 @@ int64_t size_mul(int64_t a, int64_t b) {
 }
 
 std::optional<std::pair<int64_t, int64_t>> index_range(const View& v) {
-  int64_t lo = v.offset, hi = v.offset;
+  int64_t lo = v.offset.min(), hi = v.offset.max(); // (a symbolic offset: its whole range)
   bool over = false;
   for (size_t i = 0; i < v.shape.size(); ++i) {
     // a symbolic dimension or stride counts at its largest value (strides are never negative
@@ -180,7 +180,7 @@ std::optional<std::pair<int64_t, int64_t>> index_range(const View& v) {
 }
 
 sint index_end(const View& v) {
-  bool symbolic = !all_int(v.shape) || !all_int(v.strides);
+  bool symbolic = !all_int(v.shape) || !all_int(v.strides) || !v.offset.is_int();
   if (!symbolic || v.mask) { // masks are concrete; a symbolic masked view counts at its largest
     auto r = index_range(v);
     return r ? sint(r->second + 1) : sint(0);
@@ -198,6 +198,7 @@ ShapeTracker at_values(const ShapeTracker& st, const std::vector<VarBinding>& va
   for (View& v : out.views) {
     for (sint& d : v.shape) d = eval_dim(d, vars);
     for (sint& d : v.strides) d = eval_dim(d, vars);
+    v.offset = eval_dim(v.offset, vars);
   }
   return out;
 }
@@ -226,8 +227,7 @@ Shape strides_for_shape(const Shape& shape) {
   return canonicalize_strides(shape, strides);
 }
 
-View View::create(const Shape& shape, std::optional<Shape> strides, int64_t offset,
-                  std::optional<Mask> mask) {
+View View::create(const Shape& shape, std::optional<Shape> strides, sint offset, std::optional<Mask> mask) {
   Shape st = strides && !strides->empty() ? canonicalize_strides(shape, *strides) : strides_for_shape(shape);
   check(st.size() == shape.size(), "AssertionError", "strides and shape must have the same length");
   check(!mask || mask->size() == shape.size(), "AssertionError", "mask and shape must have the same length");
@@ -254,7 +254,7 @@ View View::create(const Shape& shape, std::optional<Shape> strides, int64_t offs
         mask = Mask(shape.size(), {0, 0});
       }
       for (size_t i = 0; i < shape.size(); ++i)
-        if (elim[i]) offset += int64_t(st[i]) * (*mask)[i].first, st[i] = 0;
+        if (elim[i]) offset = offset + int64_t(st[i]) * (*mask)[i].first, st[i] = 0;
     }
   }
   bool contiguous = offset == 0 && !mask && st == strides_for_shape(shape);
@@ -294,7 +294,8 @@ std::optional<View> View::merge_onto(const View& below) const {
       std::all_of(vm2.strides.begin(), vm2.strides.end(), [](const sint& st) { return st == 0; }))
     return View::create(vm1.shape, Shape(vm1.shape.size(), 0), vm2.offset, vm1.mask);
   // projecting needs concrete views; symbolic ones stay unmerged
-  if (!all_int(vm1.shape) || !all_int(vm1.strides) || !all_int(vm2.shape) || !all_int(vm2.strides))
+  if (!all_int(vm1.shape) || !all_int(vm1.strides) || !all_int(vm2.shape) || !all_int(vm2.strides) ||
+      !vm1.offset.is_int() || !vm2.offset.is_int())
     return std::nullopt;
 
   // project vm1's offset and strides onto vm2
@@ -479,17 +480,18 @@ View View::shrink_symbolic(const DimPairs& arg) const {
   };
   bool ok = arg.size() == shape.size();
   for (size_t i = 0; ok && i < arg.size(); ++i)
-    ok = arg[i].first.min() >= 0 && arg[i].first.max() <= arg[i].second.min() &&
+    ok = arg[i].first.min() >= 0 && (arg[i].second - arg[i].first).min() >= 0 && // (a size at any value)
          arg[i].second.max() <= shape[i].max();
   check(ok, "AssertionError", [&] { return "invalid shrink " + text() + " for " + tuple_str(shape); });
   Shape new_shape;
-  int64_t moved = offset;
+  sint moved = offset;
   for (size_t i = 0; i < arg.size(); ++i) {
     const auto& [b, e] = arg[i];
-    if (!b.is_int() || (int64_t(b) != 0 && !strides[i].is_int()) || (mask && !all_int(shape)))
-      fail("NotImplementedError", "tg: shrink " + text() + " of " + tuple_str(shape) +
-                                      ": a symbolic shrink needs int begins (and a view without a mask)");
-    if (int64_t(b) != 0) moved += int64_t(b) * int64_t(strides[i]);
+    if ((mask && (!all_int(shape) || !b.is_int())) || (!b.is_int() && strides[i].min() < 0))
+      fail("NotImplementedError",
+           "tg: shrink " + text() + " of " + tuple_str(shape) +
+               ": a symbolic begin needs a view without a mask and a non-negative stride");
+    if (!(b == 0)) moved = moved + b * strides[i]; // a symbolic begin moves the offset by a symbol
     new_shape.push_back(e - b);
   }
   std::optional<Mask> new_mask;

@@ -111,3 +111,16 @@ mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once int
     expect_eq "$(npy_eval r$p/keys.npy "np.allclose(a, np.load('cache.npy')[:$p].sum(0), atol=1e-5)")" True
   done
 }
+
+@test "a window that starts at a variable moves with it (a symbolic offset)" {
+  need_python
+  printf '%s\n' 'p = Variable("p", 0, 14).bind(2)' 'x = input("x", (16, 4))' \
+    'output("w", x.shrink(((p, p + 2), None)) * 2)' >k.tg
+  tg-trace k.tg | tg-schedule | tg-codegen -o p.bin
+  make_npy x.npy 'np.arange(64, dtype=np.float32).reshape(16, 4)'
+  for p in 0 2 14; do
+    run_split tg-run p.bin --var p=$p --in x=x.npy --out-dir r$p
+    [ "$status" -eq 0 ]
+    expect_eq "$(npy_eval r$p/w.npy "np.array_equal(a, np.load('x.npy')[$p:$p + 2] * 2)")" True
+  done
+}
