@@ -12,25 +12,23 @@ struct KeyWriter {
     pod(uint32_t(v.size()));
     if (!v.empty()) out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof v[0]);
   }
-  void ints(const Shape& v) { // a symbolic dimension by its text with bounds, stable across runs
+  void dim(const sint& d) { // a symbolic dimension by its text with bounds, stable across runs
+    pod(uint8_t(d.is_int()));
+    if (d.is_int()) return pod(int64_t(d));
+    std::string t = d.expr().render_debug();
+    pod(uint32_t(t.size()));
+    out += t;
+  }
+  void ints(const Shape& v) {
     pod(uint32_t(v.size()));
-    for (const sint& d : v) {
-      pod(uint8_t(d.is_int()));
-      if (d.is_int())
-        pod(int64_t(d));
-      else {
-        std::string t = d.expr().render_debug();
-        pod(uint32_t(t.size()));
-        out += t;
-      }
-    }
+    for (const sint& d : v) dim(d);
   }
   void st(const ShapeTracker& st) {
     pod(uint32_t(st.views.size()));
     for (const View& v : st.views) {
       ints(v.shape);
       ints(v.strides);
-      ints(Shape{v.offset});
+      dim(v.offset);
       pod(uint8_t(v.mask.has_value()));
       if (v.mask)
         for (auto& [b, e] : *v.mask) pod(b), pod(e);

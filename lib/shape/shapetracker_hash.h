@@ -20,9 +20,10 @@ struct Fnv1a {
     pod(v.size());
     if (!v.empty()) bytes(v.data(), v.size() * sizeof v[0]);
   }
-  void ints(const Shape& v) { // a symbolic dimension hashes by its interned node
+  void dim(const sint& d) { d.is_int() ? pod(int64_t(d)) : pod(d.node()); } // a symbol: its interned node
+  void ints(const Shape& v) {
     pod(v.size());
-    for (const sint& d : v) d.is_int() ? pod(int64_t(d)) : pod(d.node());
+    for (const sint& d : v) dim(d);
   }
 };
 
@@ -31,7 +32,7 @@ inline void hash_into(Fnv1a& h, const ShapeTracker& st) {
   for (const View& v : st.views) {
     h.ints(v.shape);
     h.ints(v.strides);
-    h.ints(Shape{v.offset});
+    h.dim(v.offset);
     h.pod(v.mask.has_value());
     if (v.mask)
       for (auto& [b, e] : *v.mask) {
