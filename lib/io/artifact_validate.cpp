@@ -101,9 +101,10 @@ int64_t dim_at(const sint& d, const Checker& check, const std::string& where) {
 void check_st_in_buffer(const ShapeTracker& st_in, int64_t buffer_size, const Checker& check,
                         const std::string& where) {
   ShapeTracker st = st_in;
-  for (View& v : st.views) {
-    for (sint& d : v.shape) d = dim_at(d, check, where);
-    for (sint& d : v.strides) d = dim_at(d, check, where);
+  try {
+    st = at_values(st_in, check.vars());
+  } catch (const Error& e) { // a variable the artifact does not define
+    check(false, where, e.what());
   }
   if (auto r = index_range(st.views.front()))
     check(r->first >= 0 && r->second < buffer_size, where, [&] {

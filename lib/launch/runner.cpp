@@ -77,13 +77,6 @@ bool has_custom(const Program& p) {
 
 } // namespace
 
-Shape shape_at(const Shape& s, const std::vector<VarBinding>& vars) {
-  if (all_int(s)) return s;
-  Shape out;
-  for (const sint& d : s) out.push_back(eval_dim(d, vars));
-  return out;
-}
-
 void set_program_vars(Program& p, const std::vector<std::string>& assignments) {
   for (const std::string& a : assignments) {
     size_t eq = a.find('=');

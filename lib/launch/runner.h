@@ -20,8 +20,6 @@ namespace tg {
 // for an unknown name, a malformed assignment or a value outside the variable's range), then
 // checks the program again at the new values (its kernels' reach against the buffers).
 void set_program_vars(Program& p, const std::vector<std::string>& assignments);
-// A shape with every variable at its value in the program (sint.h's eval_dim).
-Shape shape_at(const Shape& s, const std::vector<VarBinding>& vars);
 
 // Compiles `p` for its device (or takes it from the compile cache) without running anything.
 CompiledProgram compile_program(const Program& p);

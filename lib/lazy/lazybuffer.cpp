@@ -138,7 +138,7 @@ LazyBuffer LazyBuffer::detach() const {
 }
 
 namespace {
-Shape flat_pairs(const std::vector<std::pair<int64_t, int64_t>>& arg) {
+template <class T> Shape flat_pairs(const std::vector<std::pair<T, T>>& arg) {
   Shape out;
   for (auto [a, b] : arg) out.insert(out.end(), {a, b});
   return out;
@@ -147,12 +147,10 @@ Shape flat_pairs(const std::vector<std::pair<int64_t, int64_t>>& arg) {
 
 LazyBuffer LazyBuffer::reshape(const Shape& arg) const {
   if (all_int(shape()) && !all_int(arg)) { // view.py: the new size at the variables' bound values
-    std::vector<std::pair<Expr, Expr>> vals;
     for (const sint& d : arg)
-      for (const Expr& v : d.expr().vars()) vals.push_back({v, Expr(bound_value(v.node()->name))});
-    Shape at_values;
-    for (const sint& d : arg) at_values.push_back(d.expr().substitute(vals).num());
-    if (prod(shape()) != prod(at_values))
+      for (const Expr& v : d.expr().vars())
+        bound_value(v.node()->name); // (tinygrad's error for an unbound one)
+    if (prod(shape()) != prod(shape_at(arg, bound_vars())))
       fail("ValueError", "size mismatched, can't reshape self.shape=" + shape_repr(shape()) +
                              " -> new_shape=" + shape_repr(arg));
   }
@@ -171,9 +169,7 @@ LazyBuffer LazyBuffer::shrink(const std::vector<std::pair<int64_t, int64_t>>& ar
   return view(st().shrink(arg), ViewMove{MoveOp::Shrink, flat_pairs(arg)});
 }
 LazyBuffer LazyBuffer::shrink_symbolic(const DimPairs& arg) const {
-  Shape flat;
-  for (const auto& [b, e] : arg) flat.insert(flat.end(), {b, e});
-  return view(st().shrink_symbolic(arg), ViewMove{MoveOp::Shrink, flat});
+  return view(st().shrink_symbolic(arg), ViewMove{MoveOp::Shrink, flat_pairs(arg)});
 }
 LazyBuffer LazyBuffer::stride(const std::vector<int64_t>& arg) const {
   return view(st().stride(arg), ViewMove{MoveOp::Stride, shape_from_ints(arg)});

@@ -99,7 +99,8 @@ struct ShapeTracker {
   ShapeTracker reshape(const Shape& new_shape) const;
 };
 
-// The tracker with every variable at its value in `vars` (sint.h's eval_dim).
+// A shape, and a tracker, with every variable at its value in `vars` (sint.h's eval_dim).
+Shape shape_at(const Shape& s, const std::vector<VarBinding>& vars);
 ShapeTracker at_values(const ShapeTracker& st, const std::vector<VarBinding>& vars);
 
 } // namespace tg

@@ -193,11 +193,18 @@ sint index_end(const View& v) {
   return end;
 }
 
+Shape shape_at(const Shape& s, const std::vector<VarBinding>& vars) {
+  if (all_int(s)) return s;
+  Shape out;
+  for (const sint& d : s) out.push_back(eval_dim(d, vars));
+  return out;
+}
+
 ShapeTracker at_values(const ShapeTracker& st, const std::vector<VarBinding>& vars) {
   ShapeTracker out = st;
   for (View& v : out.views) {
-    for (sint& d : v.shape) d = eval_dim(d, vars);
-    for (sint& d : v.strides) d = eval_dim(d, vars);
+    v.shape = shape_at(v.shape, vars);
+    v.strides = shape_at(v.strides, vars);
     v.offset = eval_dim(v.offset, vars);
   }
   return out;
