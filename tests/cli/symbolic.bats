@@ -3,10 +3,14 @@
 # any value of its variables (tg-run --var), checked against numpy at several values.
 load helpers
 
-mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once into p.bin
-  printf '%s\n' 'n = Variable("n", 1, 16).bind(4)' 'x = input("x", (n, 3))' 'w = input("w", (3, 5))' \
-    'y = (x @ w).relu()' 'output("y", y)' 'output("m", y.max(0))' 'output("t", x.sum())' >k.tg
+compile_lines() { # script lines -> k.tg, compiled once into p.bin
+  printf '%s\n' "$@" >k.tg
   tg-trace k.tg | tg-schedule | tg-codegen -o p.bin
+}
+
+mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once into p.bin
+  compile_lines 'n = Variable("n", 1, 16).bind(4)' 'x = input("x", (n, 3))' 'w = input("w", (3, 5))' \
+    'y = (x @ w).relu()' 'output("y", y)' 'output("m", y.max(0))' 'output("t", x.sum())'
   make_npy w.npy 'np.linspace(-1, 1, 15, dtype=np.float32).reshape(3, 5)'
 }
 
@@ -68,9 +72,8 @@ mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once int
 
 @test "a view of a concrete buffer reshaped to a variable is refused at values that read past it" {
   need_python
-  printf '%s\n' 'i = Variable("i", 1, 10).bind(3)' 'x = input("x", (3, 3))' \
-    'output("s", (x.reshape(3, i) * 2).sum(1))' >k.tg
-  tg-trace k.tg | tg-schedule | tg-codegen -o p.bin
+  compile_lines 'i = Variable("i", 1, 10).bind(3)' 'x = input("x", (3, 3))' \
+    'output("s", (x.reshape(3, i) * 2).sum(1))'
   make_npy x.npy 'np.arange(9, dtype=np.float32).reshape(3, 3)'
   run_split tg-run p.bin --in x=x.npy --var i=2 --out-dir r
   [ "$status" -eq 0 ]
@@ -101,9 +104,8 @@ mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once int
 
 @test "a KV cache read up to a variable position: one program for every position" {
   need_python
-  printf '%s\n' 'p = Variable("p", 1, 32).bind(5)' 'cache = input("cache", (32, 2, 8))' \
-    'output("keys", cache.shrink(((0, p), None, None)).sum(0))' >k.tg
-  tg-trace k.tg | tg-schedule | tg-codegen -o p.bin
+  compile_lines 'p = Variable("p", 1, 32).bind(5)' 'cache = input("cache", (32, 2, 8))' \
+    'output("keys", cache.shrink(((0, p), None, None)).sum(0))'
   make_npy cache.npy 'np.random.default_rng(0).standard_normal((32, 2, 8)).astype(np.float32)'
   for p in 1 5 32; do
     run_split tg-run p.bin --var p=$p --in cache=cache.npy --out-dir r$p
@@ -114,9 +116,8 @@ mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once int
 
 @test "a window that starts at a variable moves with it (a symbolic offset)" {
   need_python
-  printf '%s\n' 'p = Variable("p", 0, 14).bind(2)' 'x = input("x", (16, 4))' \
-    'output("w", x.shrink(((p, p + 2), None)) * 2)' >k.tg
-  tg-trace k.tg | tg-schedule | tg-codegen -o p.bin
+  compile_lines 'p = Variable("p", 0, 14).bind(2)' 'x = input("x", (16, 4))' \
+    'output("w", x.shrink(((p, p + 2), None)) * 2)'
   make_npy x.npy 'np.arange(64, dtype=np.float32).reshape(16, 4)'
   for p in 0 2 14; do
     run_split tg-run p.bin --var p=$p --in x=x.npy --out-dir r$p
