@@ -270,6 +270,8 @@ bool is_instance(const Value& obj, const Value& cls) {
                                                                         {"range", {VKind::Range}}};
     for (const auto& [name, kinds] : kTypes)
       if (q == name) return std::find(kinds.begin(), kinds.end(), obj.kind) != kinds.end();
+    // tinygrad's Variable class holds the variables themselves, not expressions over them (vi+1)
+    if (q == "Variable") return obj.kind == VKind::Symbol && obj.as<SymObj>().e.node()->kind == ExprKind::Var;
     // an nn layer's constructor (nn.Linear, "Linear.__init__"): its instances carry the layer's name
     static const std::string init = ".__init__";
     if (obj.kind == VKind::Module && obj.as<ModuleObj>().instance && q.size() > init.size() &&

@@ -106,6 +106,8 @@ void register_functools(Registry& r); // functools_module.cpp: functools.reduce,
 void register_symbolic(Registry& r);  // symbolic_bindings.cpp: Variable
 // + - * // % on symbolic dimensions (and ints with them); nullopt when op or operands don't apply.
 std::optional<Value> symbol_op(PyOp op, const Value& a, const Value& b);
+// < <= > >= with a symbol: tinygrad's LtNode, truthy unless false at every value.
+std::optional<bool> symbol_compare(PyOp op, const Value& a, const Value& b);
 std::string node_str(const Expr& e); // str(Variable): "<i[1-10=3]>"
 bool is_callable(const Value& v);    // Python's callable() (builtins.cpp)
 // The global module `nn` (tinygrad.nn), made on first use: layers, nn.state and nn.optim are

@@ -370,6 +370,7 @@ bool Interp::compare(PyOp op, const Value& a, const Value& b, Value* tensor_resu
   case PyOp::NotIn:
     return !contains(*this, b, a);
   default: {
+    if (auto r = symbol_compare(op, a, b)) return *r;
     int c = order(a, b, op);
     switch (op) {
     case PyOp::Lt:

@@ -57,6 +57,32 @@ std::optional<Value> symbol_op(PyOp op, const Value& a, const Value& b) {
   }
 }
 
+std::optional<bool> symbol_compare(PyOp op, const Value& a, const Value& b) {
+  if (a.kind != VKind::Symbol && b.kind != VKind::Symbol) return std::nullopt;
+  auto as_expr = [](const Value& v) -> std::optional<Expr> {
+    if (v.kind == VKind::Symbol) return sym(v);
+    if (v.is_intlike()) return Expr(v.as_int());
+    return std::nullopt;
+  };
+  auto x = as_expr(a), y = as_expr(b);
+  if (!x || !y) return std::nullopt;
+  // LtNode(p, q) is 0 when p == q or p.min >= q.max; a <= b is a < b+1, a > b is -a < -b, and
+  // a >= b is -a < -b+1. Negation swaps the bounds, so the `false` cases read off x and y.
+  bool same = *x == *y;
+  switch (op) {
+  case PyOp::Lt:
+    return !same && !(x->min() >= y->max());
+  case PyOp::Le:
+    return !(x->min() >= y->max() + 1);
+  case PyOp::Gt:
+    return !same && !(x->max() <= y->min());
+  case PyOp::Ge:
+    return !(x->max() + 1 <= y->min());
+  default:
+    return std::nullopt;
+  }
+}
+
 void register_symbolic(Registry& r) {
   r.function(
       "Variable", "expr, nmin, nmax", +[](Interp&, Args& a) {

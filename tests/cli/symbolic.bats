@@ -125,3 +125,34 @@ mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once int
     expect_eq "$(npy_eval r$p/w.npy "np.array_equal(a, np.load('x.npy')[$p:$p + 2] * 2)")" True
   done
 }
+
+@test "a decode loop in the shell: each step writes the cache at a variable position, states carried" {
+  need_python
+  compile_lines 'p = Variable("p", 0, 7).bind(0)' 'cache = Tensor.zeros(8, 4).contiguous().realize()' \
+    'x = input("x", (1, 4))' 'cache.shrink(((p, p + 1), None)).assign(x).realize()' \
+    'output("seen", cache.shrink(((0, p + 1), None)).sum(0))'
+  for p in 0 1 2 3; do
+    make_npy x.npy "np.full((1, 4), $p + 1, np.float32)"
+    load=()
+    [ "$p" -eq 0 ] || load=(--load-state st.safetensors)
+    run_split tg-run p.bin --var p=$p --in x=x.npy "${load[@]}" --save-state st.safetensors --out-dir r$p
+    [ "$status" -eq 0 ]
+    expect_eq "$(npy_eval r$p/seen.npy 'a.tolist()')" "$(npy_eval x.npy "[float(sum(range(1, $p + 2)))] * 4")"
+  done
+  run_split tg-run p.bin --var p=8 --in x=x.npy
+  expect_one_line_error tg-run "$err"
+  expect_contains "$err" "--var p=8: p must be in [0, 7]"
+}
+
+@test "a write at a position past the buffer is refused at that value, before anything runs" {
+  need_python
+  compile_lines 'p = Variable("p", 1, 8).bind(2)' 'cache = Tensor.zeros(8, 4).contiguous().realize()' \
+    'x = input("x", (1, 4))' 'cache.shrink(((p, p + 1), None)).assign(x).realize()' 'output("c", cache)'
+  make_npy x.npy 'np.ones((1, 4), np.float32)'
+  run_split tg-run p.bin --var p=7 --in x=x.npy --out-dir ok
+  [ "$status" -eq 0 ]
+  run_split tg-run p.bin --var p=8 --in x=x.npy --out-dir bad
+  expect_one_line_error tg-run "$err"
+  expect_contains "$err" "--var p=8: invalid program artifact"
+  [ ! -e bad/c.npy ]
+}

@@ -71,6 +71,19 @@ TEST(SymbolicView, movement_ops_keep_the_symbols) {
   EXPECT_EQ(b.views.size(), 1u);
 }
 
+TEST(SymbolicView, a_shrink_is_refused_only_when_it_is_wrong_at_every_value) {
+  View v = View::create({12, 4});
+  sint p(I); // 1..10
+  // gpt2's cache write (p, p+1) may reach past 12 only at values tg-run refuses later
+  View w = v.shrink_symbolic({{p, p + 1}, {0, 4}});
+  EXPECT_EQ(w.offset.str(), "(i*4)");
+  EXPECT_EQ(shape_repr(w.shape), "(1, 4)");
+  EXPECT_NO_THROW(v.shrink_symbolic({{p + 2, p + 3}, {0, 4}}));       // (12, 13) only at i = 10
+  EXPECT_THROW(v.shrink_symbolic({{p + 12, p + 13}, {0, 4}}), Error); // past the end at every i
+  EXPECT_THROW(v.shrink_symbolic({{p - 11, p - 10}, {0, 4}}), Error); // before the start at every i
+  EXPECT_THROW(v.shrink_symbolic({{p + 1, p}, {0, 4}}), Error);       // a negative size
+}
+
 TEST(SymbolicArtifact, a_graph_with_symbolic_shapes_round_trips_in_both_forms) {
   Graph g = trace_script("n = Variable('n', 1, 16).bind(4)\n"
                          "x = input('x', (n, 3))\n"
