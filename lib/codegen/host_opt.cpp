@@ -32,7 +32,7 @@ void Kernel::unmask_broadcast_lanes(int axis, int64_t old_size) {
     View& v = sts[b].views.back();
     if (!v.mask || v.strides[size_t(axis)] != 0) continue;
     auto& m = (*v.mask)[size_t(axis)];
-    if (m != std::pair<int64_t, int64_t>{0, old_size}) continue;
+    if (!(m.first == 0 && m.second == old_size)) continue;
     Mask mask = *v.mask;
     mask[size_t(axis)] = {0, v.shape[size_t(axis)]};
     v = View::create(v.shape, v.strides, v.offset, mask);

@@ -445,7 +445,7 @@ template <class A> void put_view(A& ar, const char* name, const View& v) {
     if (v.mask)
       put_array(a, "mask", v.mask->size(), [&](auto& b, size_t i) {
         put_array(b, nullptr, 2, [&](auto& c, size_t j) {
-          field(c, nullptr, j ? (*v.mask)[i].second : (*v.mask)[i].first);
+          put_dim(c, nullptr, j ? (*v.mask)[i].second : (*v.mask)[i].first);
         });
       });
     field(a, "contiguous", v.contiguous);
@@ -465,7 +465,7 @@ template <class A> View get_view(A& ar, const char* name) {
     if (has_mask) {
       Mask mask;
       get_array(a, "mask", [&](auto& b) {
-        std::vector<int64_t> pair = get_ints<int64_t>(b, nullptr);
+        Shape pair = get_dims(b, nullptr); // (ints, or symbolic bounds after a pad by a variable)
         if (pair.size() != 2)
           corrupt("a mask entry needs [begin, end], got " + std::to_string(pair.size()) + " numbers");
         mask.emplace_back(pair[0], pair[1]);

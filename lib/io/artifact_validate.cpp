@@ -74,7 +74,12 @@ void check_view(const View& v, const Checker& check, const std::string& where) {
            " dimensions";
   });
   for (size_t i = 0; i < v.mask->size(); ++i) {
-    int64_t b = (*v.mask)[i].first, e = (*v.mask)[i].second; // not a binding: lambdas capture it
+    const auto& [sb, se] = (*v.mask)[i];
+    if (!sb.is_int() || !se.is_int()) { // (checked again at the variables' values)
+      check(sb.min() > -kMaxElements && se.max() < kMaxElements, where, "mask out of range");
+      continue;
+    }
+    int64_t b = sb, e = se; // not a binding: lambdas capture it
     check(0 <= b && b <= e && e <= v.shape[i].max(), where, [&] {
       return "mask [" + std::to_string(b) + ", " + std::to_string(e) + ") does not fit dimension " +
              std::to_string(i) + " of size " + v.shape[i].str();

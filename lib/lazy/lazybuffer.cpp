@@ -171,6 +171,9 @@ LazyBuffer LazyBuffer::shrink(const std::vector<std::pair<int64_t, int64_t>>& ar
 LazyBuffer LazyBuffer::shrink_symbolic(const DimPairs& arg) const {
   return view(st().shrink_symbolic(arg), ViewMove{MoveOp::Shrink, flat_pairs(arg)});
 }
+LazyBuffer LazyBuffer::pad_symbolic(const DimPairs& arg) const {
+  return view(st().pad_symbolic(arg), ViewMove{MoveOp::Pad, flat_pairs(arg)});
+}
 LazyBuffer LazyBuffer::stride(const std::vector<int64_t>& arg) const {
   return view(st().stride(arg), ViewMove{MoveOp::Stride, shape_from_ints(arg)});
 }

@@ -76,6 +76,7 @@ public:
   LazyBuffer permute(const std::vector<int>& arg) const;
   LazyBuffer shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
   LazyBuffer shrink_symbolic(const DimPairs& arg) const; // ends may be symbolic (shapetracker.h)
+  LazyBuffer pad_symbolic(const DimPairs& arg) const;    // amounts may be symbolic
   LazyBuffer stride(const std::vector<int64_t>& arg) const;
   LazyBuffer view(const ShapeTracker& new_st) const; // a view whose history is not known
   LazyBuffer view(const ShapeTracker& new_st, std::optional<ViewMove> move) const;

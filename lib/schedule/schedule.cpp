@@ -112,9 +112,9 @@ void Scheduler::recurse_lb(NodeId root) {
         const View& last = st.views.back();
         int64_t base_size = prod(n(b).shape);
         if (st.views.size() == 1 && last.mask) {
-          int64_t masked = 1;
-          for (auto& [lo, hi] : *last.mask) masked *= hi - lo;
-          if (base_size >= masked) {
+          sint masked = 1; // (symbolic after a pad by a variable: tinygrad's >= on a node)
+          for (auto& [lo, hi] : *last.mask) masked = masked * (hi - lo);
+          if (all_int(n(b).shape) && base_size >= masked.min()) {
             if (simple_pads_.insert(b).second) simple_pads_order_.push_back(b);
           } else if (base_size < prod(st.shape()))
             realizes_.insert(b);
@@ -313,7 +313,7 @@ LazyOpPtr Scheduler::recursive_lazyop(NodeId buf, const ShapeTracker& st_in,
         bool ok = simple.contiguous();
         if (!ok && simple.views.size() == 1 && simple.views[0].mask) {
           const auto& mask = *simple.views[0].mask;
-          ok = ShapeTracker::from_shape(simple.shape()).shrink(mask) == simple.shrink(mask);
+          ok = ShapeTracker::from_shape(simple.shape()).shrink_symbolic(mask) == simple.shrink_symbolic(mask);
         }
         check(ok, "RuntimeError",
               "self operand of augmented assign must be contiguous. help: consider using .contiguous(): "

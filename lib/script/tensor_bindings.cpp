@@ -26,10 +26,14 @@ std::optional<int> opt_int(const Value& v) {
   return to_int(v);
 }
 
-Padding to_padding(const Value& v) {
+// (begin, end) pairs or None per dim, ints or Variables (a KV-cache window, cat along a variable)
+SymbolicPadding symbolic_padding(const Value& v) {
   if (!v.is_seq())
     raise("TypeError", "expected a tuple of (begin, end) pairs or None, not '" + type_name(v) + "'");
-  Padding p;
+  auto dim = [](const Value& x) {
+    return x.kind == VKind::Symbol ? sint(x.as<SymObj>().e) : sint(to_index(x));
+  };
+  SymbolicPadding p;
   for (auto& x : v.items()) {
     if (x.is_none()) {
       p.push_back(std::nullopt);
@@ -37,8 +41,14 @@ Padding to_padding(const Value& v) {
     }
     if (!x.is_seq() || x.items().size() != 2)
       raise("ValueError", "expected a (begin, end) pair, got " + repr(x));
-    p.push_back(std::make_pair(to_index(x.items()[0]), to_index(x.items()[1])));
+    p.push_back(std::make_pair(dim(x.items()[0]), dim(x.items()[1])));
   }
+  return p;
+}
+Padding to_padding(const Value& v) {
+  Padding p;
+  for (const auto& x : symbolic_padding(v))
+    p.push_back(x ? std::optional(std::pair<int64_t, int64_t>(x->first, x->second)) : std::nullopt);
   return p;
 }
 
@@ -344,26 +354,11 @@ void register_methods(Registry& r) {
         return T(self(a).flip(std::vector<int>(s.begin(), s.end())));
       });
   m(
-      "shrink", "self, arg", +[](Interp&, Args& a) {
-        if (!a[1].is_seq()) return T(self(a).shrink(to_padding(a[1])));
-        SymbolicPadding p; // (begin, end) pairs whose ends may be Variables
-        for (auto& x : a[1].items()) {
-          if (x.is_none()) {
-            p.push_back(std::nullopt);
-            continue;
-          }
-          if (!x.is_seq() || x.items().size() != 2)
-            raise("ValueError", "expected a (begin, end) pair, got " + repr(x));
-          auto dim = [](const Value& v) {
-            return v.kind == VKind::Symbol ? sint(v.as<SymObj>().e) : sint(to_index(v));
-          };
-          p.push_back(std::make_pair(dim(x.items()[0]), dim(x.items()[1])));
-        }
-        return T(self(a).shrink_symbolic(p));
-      });
+      "shrink", "self, arg",
+      +[](Interp&, Args& a) { return T(self(a).shrink_symbolic(symbolic_padding(a[1]))); });
   m(
       "pad", "self, arg, value=0.0",
-      +[](Interp&, Args& a) { return T(self(a).pad(to_padding(a[1]), to_scalar(a[2]))); });
+      +[](Interp&, Args& a) { return T(self(a).pad_symbolic(symbolic_padding(a[1]), to_scalar(a[2]))); });
   m(
       "transpose", "self, dim0=1, dim1=0",
       +[](Interp&, Args& a) { return T(self(a).transpose(to_int(a[1]), to_int(a[2]))); });

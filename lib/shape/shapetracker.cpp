@@ -27,8 +27,11 @@ std::pair<Expr, Expr> expr_view(const View& view, const std::vector<Expr>& idxs,
   for (size_t i = 0; i < idxs.size(); ++i) {
     if (view.shape[i] != 1 && view.strides[i] != 0) iexpr.push_back(idxs[i] * view.strides[i].expr());
     if (view.mask) {
-      vexpr.push_back(idxs[i].ge((*view.mask)[i].first));
-      vexpr.push_back(idxs[i].lt((*view.mask)[i].second));
+      const auto& [b, e] = (*view.mask)[i];
+      // a symbolic bound moves to the left: idx-b >= 0 and idx-e < 0 compare with ints, which
+      // the simplifier and the linearizer know (tinygrad's LtNode with a node operand)
+      vexpr.push_back(b.is_int() ? idxs[i].ge(int64_t(b)) : (idxs[i] - b.expr()).ge(0));
+      vexpr.push_back(e.is_int() ? idxs[i].lt(int64_t(e)) : (idxs[i] - e.expr()).lt(0));
     }
   }
   return {Expr::sum(iexpr), Expr::ands(vexpr)};
@@ -172,6 +175,9 @@ ShapeTracker ShapeTracker::shrink(const std::vector<std::pair<int64_t, int64_t>>
 }
 ShapeTracker ShapeTracker::shrink_symbolic(const DimPairs& arg) const {
   return with_last(*this, views.back().shrink_symbolic(arg));
+}
+ShapeTracker ShapeTracker::pad_symbolic(const DimPairs& arg) const {
+  return with_last(*this, views.back().pad_symbolic(arg));
 }
 ShapeTracker ShapeTracker::expand(const Shape& new_shape) const {
   return with_last(*this, views.back().expand(new_shape));

@@ -13,9 +13,9 @@
 
 namespace tg {
 
-using Shape = std::vector<sint>;                       // dims, strides: ints or symbolic (sint.h)
-using Mask = std::vector<std::pair<int64_t, int64_t>>; // per dim [begin, end)
-using DimPairs = std::vector<std::pair<sint, sint>>;   // per dim (begin, end), may be symbolic
+using Shape = std::vector<sint>;                     // dims, strides: ints or symbolic (sint.h)
+using DimPairs = std::vector<std::pair<sint, sint>>; // per dim (begin, end), may be symbolic
+using Mask = DimPairs;                               // per dim [begin, end): symbolic after a pad by a symbol
 
 // The number of elements (a symbolic dimension counts at its largest value: the size a buffer of
 // that shape is allocated for, as tinygrad's View.size()); a ValueError when it does not fit in int64 (shapes
@@ -53,8 +53,11 @@ struct View {
   View pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
   View shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
   // Added for symbolic shapes: a shrink whose ends may be symbolic (a KV cache's cache[:, 0:i]);
-  // the int shrink when every bound is an int. Begins are ints, and the view has no mask.
+  // the int shrink when every bound is an int.
   View shrink_symbolic(const DimPairs& arg) const;
+  // Added for symbolic shapes: a pad by symbolic amounts (cat along a symbolic axis), masked by
+  // symbolic bounds (the int pad is this one).
+  View pad_symbolic(const DimPairs& arg) const;
   View expand(const Shape& new_shape) const;
   View permute(const std::vector<int>& axis) const;
   View stride(const std::vector<int64_t>& mul) const;
@@ -93,6 +96,7 @@ struct ShapeTracker {
   ShapeTracker pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
   ShapeTracker shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
   ShapeTracker shrink_symbolic(const DimPairs& arg) const;
+  ShapeTracker pad_symbolic(const DimPairs& arg) const;
   ShapeTracker expand(const Shape& new_shape) const;
   ShapeTracker permute(const std::vector<int>& axis) const;
   ShapeTracker stride(const std::vector<int64_t>& mul) const;

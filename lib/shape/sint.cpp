@@ -45,4 +45,28 @@ sint operator*(const sint& a, const sint& b) {
   return sint(a.expr() * b.expr());
 }
 
+bool maybe_lt(const sint& a, const sint& b) {
+  if (a.is_int() && b.is_int()) return int64_t(a) < int64_t(b);
+  return !(a == b) && a.min() < b.max();
+}
+
+namespace {
+[[noreturn]] void undecided(const char* op, const sint& a, const sint& b, const char* what) {
+  fail("NotImplementedError", std::string("tg: ") + what + " needs " + op + "(" + a.str() + ", " + b.str() +
+                                  "), which depends on the variables' values");
+}
+} // namespace
+
+sint smin(const sint& a, const sint& b, const char* what) {
+  if (a.max() <= b.min()) return a;
+  if (b.max() <= a.min()) return b;
+  undecided("min", a, b, what);
+}
+
+sint smax(const sint& a, const sint& b, const char* what) {
+  if (a.max() <= b.min()) return b;
+  if (b.max() <= a.min()) return a;
+  undecided("max", a, b, what);
+}
+
 } // namespace tg

@@ -70,4 +70,13 @@ template <std::integral T> sint operator+(T a, const sint& b) { return sint(a) +
 template <std::integral T> sint operator-(T a, const sint& b) { return sint(a) - b; }
 template <std::integral T> sint operator*(T a, const sint& b) { return sint(a) * b; }
 
+// tinygrad's `a < b` on nodes (LtNode) as a truth value: false only where a < b is false at every
+// value of the variables (a == b, or a.min >= b.max); for ints, a < b.
+bool maybe_lt(const sint& a, const sint& b);
+// min and max where the order is the same at every value (always, for ints); a symbolic pair
+// whose order depends on the value is NotImplementedError naming `what` (tg has no min/max node,
+// and tinygrad's Python min() on nodes would pick one side and be wrong at some values).
+sint smin(const sint& a, const sint& b, const char* what);
+sint smax(const sint& a, const sint& b, const char* what);
+
 } // namespace tg

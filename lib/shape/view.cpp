@@ -18,11 +18,27 @@ int64_t floordiv_int(int64_t a, int64_t b) {
 
 std::string tuple_str(const Shape& xs) { return shape_repr(xs); }
 std::string tuple_str(const std::vector<int64_t>& xs) { return shape_repr(Shape(xs.begin(), xs.end())); }
-std::string pairs_str(const std::vector<std::pair<int64_t, int64_t>>& xs) {
+std::string pairs_str(const DimPairs& xs) {
   std::string out = "(";
   for (size_t i = 0; i < xs.size(); ++i)
-    out += (i ? ", (" : "(") + std::to_string(xs[i].first) + ", " + std::to_string(xs[i].second) + ")";
+    out += (i ? ", (" : "(") + xs[i].first.str() + ", " + xs[i].second.str() + ")";
   return out + (xs.size() == 1 ? ",)" : ")");
+}
+DimPairs int_pairs(const std::vector<std::pair<int64_t, int64_t>>& xs) {
+  return DimPairs(xs.begin(), xs.end());
+}
+
+bool all_int(const DimPairs& xs) {
+  for (const auto& [b, e] : xs)
+    if (!b.is_int() || !e.is_int()) return false;
+  return true;
+}
+
+// max(0, min(x, size)) of __unsafe_resize, where the order is known. A bound outside [0, size]
+// selects the same indices of a dim of that size, so an undecided clamp keeps x as it is.
+sint clamp_to_dim(const sint& x, const sint& size) {
+  sint m = x.max() <= size.min() ? x : size.max() <= x.min() ? size : x;
+  return m.max() <= 0 ? sint(0) : m;
 }
 
 bool has_zero(const Shape& s) { return std::find(s.begin(), s.end(), 0) != s.end(); }
@@ -70,9 +86,11 @@ struct ReshapedMask {
 // _reshape_mask
 ReshapedMask reshape_mask(const View& view, const Shape& new_shape) {
   if (!view.mask) return {std::nullopt, false};
+  if (!all_int(*view.mask)) return {view.mask, true}; // (a new view over it, as test_symbolic_mask wants)
   const Mask invalid(new_shape.size(), {0, 0});
   Mask new_mask;
-  ReverseCursor<std::pair<int64_t, int64_t>> masks(*view.mask, {0, 1});
+  const std::vector<std::pair<int64_t, int64_t>> old_mask(view.mask->begin(), view.mask->end());
+  ReverseCursor<std::pair<int64_t, int64_t>> masks(old_mask, {0, 1});
   // (masks are on concrete dimensions: a symbolic one here is refused by the conversion)
   const std::vector<int64_t> old_ints(view.shape.begin(), view.shape.end());
   const std::vector<int64_t> new_ints(new_shape.begin(), new_shape.end());
@@ -161,13 +179,42 @@ int64_t size_mul(int64_t a, int64_t b) {
   return r;
 }
 
+namespace {
+// index_range of a symbolic view: the lowest and highest index as expressions, so that a symbolic
+// offset and a mask that move together cancel (cat's b.pad(((i, 0),)): offset -3i, mask from i);
+// nullopt for a stride whose sign depends on the values.
+std::optional<std::pair<int64_t, int64_t>> symbolic_index_range(const View& v) {
+  sint lo = v.offset, hi = v.offset;
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    sint b = v.mask ? (*v.mask)[i].first : sint(0), e = v.mask ? (*v.mask)[i].second : v.shape[i];
+    if (!maybe_lt(b, e)) return std::make_pair(int64_t(1), int64_t(0)); // empty at every value
+    const sint& st = v.strides[i];
+    if (st == 0) continue;
+    if (st.min() <= 0 && st.max() >= 0) return std::nullopt;
+    bool up = st.min() > 0;
+    lo += st * (up ? b : e - 1);
+    hi += st * (up ? e - 1 : b);
+  }
+  return std::make_pair(lo.min(), hi.max());
+}
+} // namespace
+
 std::optional<std::pair<int64_t, int64_t>> index_range(const View& v) {
+  bool symbolic =
+      !all_int(v.shape) || !all_int(v.strides) || !v.offset.is_int() || (v.mask && !all_int(*v.mask));
+  if (symbolic) {
+    if (auto r = symbolic_index_range(v)) {
+      if (r->first > r->second) return std::nullopt;
+      return r;
+    }
+  }
   int64_t lo = v.offset.min(), hi = v.offset.max(); // (a symbolic offset: its whole range)
   bool over = false;
   for (size_t i = 0; i < v.shape.size(); ++i) {
     // a symbolic dimension or stride counts at its largest value (strides are never negative
     // symbols), which bounds what any binding can reach
-    int64_t b = v.mask ? (*v.mask)[i].first : 0, e = v.mask ? (*v.mask)[i].second : v.shape[i].max();
+    int64_t b = v.mask ? (*v.mask)[i].first.min() : 0,
+            e = v.mask ? (*v.mask)[i].second.max() : v.shape[i].max();
     if (b >= e) return std::nullopt;
     int64_t s = v.strides[i].max(), at_b, at_last;
     over |= __builtin_mul_overflow(s, b, &at_b);
@@ -180,16 +227,19 @@ std::optional<std::pair<int64_t, int64_t>> index_range(const View& v) {
 }
 
 sint index_end(const View& v) {
-  bool symbolic = !all_int(v.shape) || !all_int(v.strides) || !v.offset.is_int();
-  if (!symbolic || v.mask) { // masks are concrete; a symbolic masked view counts at its largest
+  bool symbolic =
+      !all_int(v.shape) || !all_int(v.strides) || !v.offset.is_int() || (v.mask && !all_int(*v.mask));
+  if (!symbolic) {
     auto r = index_range(v);
     return r ? sint(r->second + 1) : sint(0);
   }
-  for (const sint& d : v.shape)
-    if (d == 0) return 0;
-  sint end = v.offset + 1; // (negative strides, always ints, only lower the lowest index)
+  for (size_t i = 0; i < v.shape.size(); ++i) // empty at every value
+    if (v.shape[i] == 0 || (v.mask && !maybe_lt((*v.mask)[i].first, (*v.mask)[i].second))) return 0;
+  // (negative strides, always ints, only lower the lowest index; a valid region ends at its
+  // mask's end, which moves with the offset: cat's b.pad(((i, 0),)) reads data[idx - i])
+  sint end = v.offset + 1;
   for (size_t i = 0; i < v.shape.size(); ++i)
-    if (v.strides[i].min() > 0) end = end + v.strides[i] * (v.shape[i] - 1);
+    if (v.strides[i].min() > 0) end = end + v.strides[i] * ((v.mask ? (*v.mask)[i].second : v.shape[i]) - 1);
   return end;
 }
 
@@ -206,6 +256,8 @@ ShapeTracker at_values(const ShapeTracker& st, const std::vector<VarBinding>& va
     v.shape = shape_at(v.shape, vars);
     v.strides = shape_at(v.strides, vars);
     v.offset = eval_dim(v.offset, vars);
+    if (v.mask)
+      for (auto& [b, e] : *v.mask) b = eval_dim(b, vars), e = eval_dim(e, vars);
   }
   return out;
 }
@@ -245,23 +297,24 @@ View View::create(const Shape& shape, std::optional<Shape> strides, sint offset,
   if (mask) { // an all-covering mask is no mask
     bool full = true;
     for (size_t i = 0; i < shape.size(); ++i)
-      full = full && shape[i].is_int() && (*mask)[i] == std::pair<int64_t, int64_t>{0, shape[i]};
+      full = full && (*mask)[i].first == 0 && (*mask)[i].second == shape[i];
     if (full) mask = std::nullopt;
   }
-  // a dim masked down to one index can use stride 0 with the offset moved accordingly
+  // a dim masked down to one index can use stride 0 with the offset moved accordingly (symbolic
+  // bounds: one index, or none, at every value)
   if (mask && !mask->empty()) {
     bool any_single = false, any_empty = false;
-    for (auto [b, e] : *mask) any_single |= !(b + 1 < e), any_empty |= !(b < e);
+    for (auto& [b, e] : *mask) any_single |= !maybe_lt(b + 1, e), any_empty |= !maybe_lt(b, e);
     if (any_single) {
       std::vector<bool> elim;
-      for (auto [b, e] : *mask) elim.push_back(!(b + 1 < e));
+      for (auto& [b, e] : *mask) elim.push_back(!maybe_lt(b + 1, e));
       if (any_empty) {
         st.assign(shape.size(), 0);
         offset = 0;
         mask = Mask(shape.size(), {0, 0});
       }
       for (size_t i = 0; i < shape.size(); ++i)
-        if (elim[i]) offset = offset + int64_t(st[i]) * (*mask)[i].first, st[i] = 0;
+        if (elim[i]) offset = offset + st[i] * (*mask)[i].first, st[i] = 0;
     }
   }
   bool contiguous = offset == 0 && !mask && st == strides_for_shape(shape);
@@ -284,15 +337,15 @@ std::optional<View> View::merge_onto(const View& below) const {
   if (vm1.contiguous && sym_prod(vm1.shape) == sym_prod(vm2.shape))
     if (auto ret = vm2.reshape(vm1.shape)) return ret;
   if (vm1.mask) {
-    for (auto [b, e] : *vm1.mask)
-      if (!(b < e))
+    for (auto& [b, e] : *vm1.mask)
+      if (!maybe_lt(b, e))
         return View::create(vm1.shape, Shape(vm1.shape.size(), 0), 0, Mask(vm1.shape.size(), {0, 0}));
-    auto merged = vm1.shrink(*vm1.mask).merge_onto(vm2);
+    auto merged = vm1.shrink_symbolic(*vm1.mask).merge_onto(vm2);
     if (!merged) return std::nullopt;
-    std::vector<std::pair<int64_t, int64_t>> padding;
+    DimPairs padding;
     for (size_t i = 0; i < vm1.shape.size(); ++i)
       padding.push_back({(*vm1.mask)[i].first, vm1.shape[i] - (*vm1.mask)[i].second});
-    return merged->pad(padding);
+    return merged->pad_symbolic(padding);
   }
 
   // Added for symbolic shapes: on a broadcast view (every stride 0, no mask) every index reads
@@ -388,7 +441,7 @@ std::optional<View> View::merge_onto(const View& below) const {
 
 std::optional<View> View::invert(const Shape& out_shape) const {
   View ret = View::create(shape);
-  if (mask) ret = ret.shrink(*mask);
+  if (mask) ret = ret.shrink_symbolic(*mask);
   std::vector<int64_t> flips;
   for (int64_t st : strides) flips.push_back(st < 0 ? -1 : 1);
   ret = ret.stride(flips);
@@ -411,26 +464,25 @@ View View::minify() const {
 
 namespace {
 // View.__unsafe_resize: view a window [begin, end) per dim, optionally intersecting a mask.
-View unsafe_resize(const View& v, const std::vector<std::pair<int64_t, int64_t>>& arg,
-                   std::optional<Mask> mask) {
-  int64_t offset = 0;
+View unsafe_resize(const View& v, const DimPairs& arg, std::optional<Mask> mask) {
+  sint offset = 0;
   for (size_t i = 0; i < arg.size(); ++i) offset += v.strides[i] * arg[i].first;
   if (v.mask) {
     Mask moved;
     for (size_t i = 0; i < arg.size(); ++i) {
-      auto [mx, my] = (*v.mask)[i];
-      auto [ax, ay] = arg[i];
-      moved.push_back({std::max<int64_t>(0, std::min(mx - ax, ay - ax)),
-                       std::max<int64_t>(0, std::min(my - ax, ay - ax))});
+      const auto& [mx, my] = (*v.mask)[i];
+      const auto& [ax, ay] = arg[i];
+      moved.push_back({clamp_to_dim(mx - ax, ay - ax), clamp_to_dim(my - ax, ay - ax)});
     }
-    if (mask) {
+    if (mask) { // the intersection of two masks
       for (size_t i = 0; i < moved.size(); ++i)
-        moved[i] = {std::max(moved[i].first, (*mask)[i].first), std::min(moved[i].second, (*mask)[i].second)};
+        moved[i] = {smax(moved[i].first, (*mask)[i].first, "intersecting two masks"),
+                    smin(moved[i].second, (*mask)[i].second, "intersecting two masks")};
     }
     mask = moved;
   }
   Shape shape;
-  for (auto [x, y] : arg) shape.push_back(y - x);
+  for (const auto& [x, y] : arg) shape.push_back(y - x);
   if (mask) {
     bool full = true;
     for (size_t i = 0; i < shape.size(); ++i)
@@ -442,21 +494,25 @@ View unsafe_resize(const View& v, const std::vector<std::pair<int64_t, int64_t>>
 } // namespace
 
 View View::pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
+  return pad_symbolic(int_pairs(arg));
+}
+
+View View::pad_symbolic(const DimPairs& arg) const {
   bool ok = arg.size() == shape.size();
-  for (auto [b, e] : arg) ok = ok && b >= 0 && e >= 0;
+  for (const auto& [b, e] : arg) ok = ok && b.max() >= 0 && e.max() >= 0; // (tinygrad's b>=0 on a node)
   check(ok, "AssertionError", [&] { return "self.shape=" + tuple_str(shape) + ", arg=" + pairs_str(arg); });
   bool any = false;
-  for (auto [b, e] : arg) any = any || b || e;
+  for (const auto& [b, e] : arg) any = any || !(b == 0) || !(e == 0);
   if (!any) return *this;
-  std::vector<std::pair<int64_t, int64_t>> window;
+  DimPairs window;
   Mask mask;
   for (size_t i = 0; i < shape.size(); ++i) {
     int64_t total;
-    if (__builtin_add_overflow(int64_t(shape[i]), arg[i].first, &total) ||
-        __builtin_add_overflow(total, arg[i].second, &total))
+    if (__builtin_add_overflow(shape[i].max(), arg[i].first.max(), &total) ||
+        __builtin_add_overflow(total, arg[i].second.max(), &total))
       fail("ValueError", "padding " + pairs_str(arg) + " of shape " + tuple_str(shape) +
                              " makes a dimension larger than a 64-bit size can count");
-    window.push_back({-arg[i].first, shape[i] + arg[i].second});
+    window.push_back({0 - arg[i].first, shape[i] + arg[i].second});
     mask.push_back({arg[i].first, shape[i] + arg[i].first});
   }
   return unsafe_resize(*this, window, mask);
@@ -467,24 +523,16 @@ View View::shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
   for (size_t i = 0; ok && i < arg.size(); ++i)
     ok = 0 <= arg[i].first && arg[i].first <= arg[i].second && arg[i].second <= shape[i];
   check(ok, "AssertionError",
-        [&] { return "invalid shrink " + pairs_str(arg) + " for " + tuple_str(shape); });
-  return unsafe_resize(*this, arg, std::nullopt);
+        [&] { return "invalid shrink " + pairs_str(int_pairs(arg)) + " for " + tuple_str(shape); });
+  return unsafe_resize(*this, int_pairs(arg), std::nullopt);
 }
 
 View View::shrink_symbolic(const DimPairs& arg) const {
-  bool ints = true;
-  for (const auto& [b, e] : arg) ints = ints && b.is_int() && e.is_int();
-  if (ints) {
+  if (all_int(arg)) {
     std::vector<std::pair<int64_t, int64_t>> concrete;
     for (const auto& [b, e] : arg) concrete.push_back({int64_t(b), int64_t(e)});
     return shrink(concrete);
   }
-  auto text = [&] {
-    std::string s = "(";
-    for (size_t i = 0; i < arg.size(); ++i)
-      s += (i ? ", (" : "(") + arg[i].first.str() + ", " + arg[i].second.str() + ")";
-    return s + (arg.size() == 1 ? ",)" : ")");
-  };
   // tinygrad's `0<=b<=e<=s` on nodes refuses only what is false at every value: gpt2 writes its
   // KV cache at (start_pos, start_pos+1) of a MAX_CONTEXT axis with start_pos up to MAX_CONTEXT.
   // tg-run checks the views again at the values it runs with.
@@ -492,28 +540,9 @@ View View::shrink_symbolic(const DimPairs& arg) const {
   for (size_t i = 0; ok && i < arg.size(); ++i)
     ok = arg[i].first.max() >= 0 && (arg[i].second - arg[i].first).max() >= 0 &&
          (arg[i].second - shape[i]).min() <= 0;
-  check(ok, "AssertionError", [&] { return "invalid shrink " + text() + " for " + tuple_str(shape); });
-  Shape new_shape;
-  sint moved = offset;
-  for (size_t i = 0; i < arg.size(); ++i) {
-    const auto& [b, e] = arg[i];
-    if ((mask && (!all_int(shape) || !b.is_int())) || (!b.is_int() && strides[i].min() < 0))
-      fail("NotImplementedError",
-           "tg: shrink " + text() + " of " + tuple_str(shape) +
-               ": a symbolic begin needs a view without a mask and a non-negative stride");
-    if (!(b == 0)) moved = moved + b * strides[i]; // a symbolic begin moves the offset by a symbol
-    new_shape.push_back(e - b);
-  }
-  std::optional<Mask> new_mask;
-  if (mask) { // (only on int shapes, symbolic ends: clip each range to the new dim's largest)
-    new_mask = Mask();
-    for (size_t i = 0; i < arg.size(); ++i) {
-      int64_t b = arg[i].first, hi = new_shape[i].max();
-      auto [mx, my] = (*mask)[i];
-      new_mask->push_back({std::clamp<int64_t>(mx - b, 0, hi), std::clamp<int64_t>(my - b, 0, hi)});
-    }
-  }
-  return View::create(new_shape, strides, moved, new_mask);
+  check(ok, "AssertionError",
+        [&] { return "invalid shrink " + pairs_str(arg) + " for " + tuple_str(shape); });
+  return unsafe_resize(*this, arg, std::nullopt);
 }
 
 View View::expand(const Shape& new_shape) const {
@@ -535,9 +564,9 @@ View View::expand(const Shape& new_shape) const {
     new_mask = Mask();
     for (size_t i = 0; i < shape.size(); ++i) {
       auto m = (*mask)[i];
-      if (shape[i] != new_shape[i])
-        m = m != std::pair<int64_t, int64_t>{0, 1} ? std::pair<int64_t, int64_t>{0, 0}
-                                                   : std::pair<int64_t, int64_t>{0, new_shape[i]};
+      if (!(shape[i] == new_shape[i]))
+        m = m.first == 0 && m.second == 1 ? std::pair<sint, sint>{0, new_shape[i]}
+                                          : std::pair<sint, sint>{0, 0};
       new_mask->push_back(m);
     }
   }
@@ -572,10 +601,22 @@ View View::stride(const std::vector<int64_t>& mul) const {
   check(ok, "AssertionError",
         [&] { return "invalid stride " + tuple_str(mul) + " for " + tuple_str(shape); });
   Shape new_strides, new_shape;
-  int64_t extra = 0;
+  sint extra = 0;
   std::optional<Mask> new_mask;
   if (mask) new_mask = Mask();
   for (size_t i = 0; i < shape.size(); ++i) {
+    if (mul[i] == 1 || mul[i] == -1) { // a flip, or nothing: symbolic dims and masks stay so
+      const sint& s = shape[i];
+      new_strides.push_back(strides[i] * mul[i]);
+      new_shape.push_back(s);
+      if (mul[i] < 0) extra += (s - 1) * strides[i];
+      if (mask) {
+        const auto& [mx, my] = (*mask)[i];
+        new_mask->push_back(mul[i] > 0 ? std::pair<sint, sint>{mx, my}
+                                       : std::pair<sint, sint>{s - my, s - mx});
+      }
+      continue;
+    }
     int64_t s = shape[i], m = mul[i], am = std::abs(m);
     new_strides.push_back(strides[i] * m);
     new_shape.push_back(floordiv_int(s + am - 1, am));

@@ -209,24 +209,15 @@ Grads Permute::backward(const LazyBuffer& g) {
 
 LazyBuffer Pad::forward(const std::vector<LazyBuffer>& x) {
   for (size_t k = 0; k < arg.size(); ++k) narg.push_back({arg[k].first, x[0].shape()[k] + arg[k].first});
-  return x[0].pad(arg);
+  return x[0].pad_symbolic(arg);
 }
-Grads Pad::backward(const LazyBuffer& g) { return {g.shrink(narg)}; }
+Grads Pad::backward(const LazyBuffer& g) { return {g.shrink_symbolic(narg)}; }
 
 LazyBuffer Shrink::forward(const std::vector<LazyBuffer>& x) {
   for (size_t k = 0; k < arg.size(); ++k) narg.push_back({arg[k].first, x[0].shape()[k] - arg[k].second});
   return x[0].shrink_symbolic(arg);
 }
-Grads Shrink::backward(const LazyBuffer& g) {
-  Pairs pads;
-  for (const auto& [b, e] : narg) {
-    if (!b.is_int() || !e.is_int())
-      fail("NotImplementedError",
-           "tg: the gradient of a shrink to a symbolic size (a pad by a symbolic amount)");
-    pads.push_back({int64_t(b), int64_t(e)});
-  }
-  return {g.pad(pads)};
-}
+Grads Shrink::backward(const LazyBuffer& g) { return {g.pad_symbolic(narg)}; }
 
 LazyBuffer Flip::forward(const std::vector<LazyBuffer>& x) {
   for (size_t k = 0; k < x[0].shape().size(); ++k)

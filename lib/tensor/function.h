@@ -141,8 +141,8 @@ struct Permute : Function {
   TG_FUNCTION(Permute)
 };
 struct Pad : Function {
-  explicit Pad(Pairs arg) : arg(std::move(arg)) {}
-  Pairs arg, narg;
+  explicit Pad(DimPairs arg) : arg(std::move(arg)) {}
+  DimPairs arg, narg; // (amounts may be symbolic: cat along a symbolic axis)
   TG_FUNCTION(Pad)
 };
 struct Shrink : Function {

@@ -168,6 +168,7 @@ public:
   Tensor pad(const Padding& arg, double value = 0.0) const;
   // Added: a pad value as the Python scalar it is (an int keeps an int tensor's dtype).
   Tensor pad(const Padding& arg, const Scalar& value) const;
+  Tensor pad_symbolic(const SymbolicPadding& arg, const Scalar& value) const; // amounts may be symbolic
   Tensor getitem(const std::vector<Index>& indices) const;
   Tensor T() const { return transpose(1, 0); }
   Tensor transpose(int dim0 = 1, int dim1 = 0) const;

@@ -88,9 +88,16 @@ Tensor Tensor::shrink_symbolic(const SymbolicPadding& arg) const {
 
 Tensor Tensor::pad(const Padding& arg, double value) const { return pad(arg, Scalar::of_float(value)); }
 Tensor Tensor::pad(const Padding& arg, const Scalar& value) const {
-  if (std::all_of(arg.begin(), arg.end(), [](auto& x) { return !x || *x == Pair{0, 0}; })) return *this;
-  fn::Pairs narg;
-  for (auto& x : arg) narg.push_back(x ? *x : Pair{0, 0});
+  SymbolicPadding sym;
+  for (const auto& p : arg)
+    sym.push_back(p ? std::optional(std::pair<sint, sint>(p->first, p->second)) : std::nullopt);
+  return pad_symbolic(sym, value);
+}
+Tensor Tensor::pad_symbolic(const SymbolicPadding& arg, const Scalar& value) const {
+  auto zero = [](const auto& x) { return !x || (x->first == 0 && x->second == 0); };
+  if (std::all_of(arg.begin(), arg.end(), zero)) return *this;
+  DimPairs narg;
+  for (auto& x : arg) narg.push_back(x ? *x : std::pair<sint, sint>{0, 0});
   Tensor ret = apply<fn::Pad>({*this}, narg);
   if (value.as_double() == 0) return ret;
   return ret.add(apply<fn::Pad>({ones_like()}, narg).where(Scalar::of_int(0), value));
@@ -181,15 +188,15 @@ Tensor Tensor::cat(const std::vector<Tensor>& others, int dim_in) const {
   check(ndim() > 0, "IndexError", "tuple index out of range");
   std::vector<Tensor> args{*this};
   args.insert(args.end(), others.begin(), others.end());
-  int64_t total = 0;
+  sint total = 0; // (symbolic along a symbolic axis: each part padded by symbolic amounts)
   for (const Tensor& t : args) total += t.shape()[dim];
   std::optional<Tensor> ret;
-  int64_t offset = 0;
+  sint offset = 0;
   for (const Tensor& t : args) {
-    Padding p(ndim());
-    p[dim] = Pair{offset, total - offset - t.shape()[dim]};
+    SymbolicPadding p(ndim());
+    p[dim] = std::pair<sint, sint>{offset, total - offset - t.shape()[dim]};
     offset += t.shape()[dim];
-    Tensor padded = t.pad(p);
+    Tensor padded = t.pad_symbolic(p, Scalar::of_float(0.0));
     ret = ret ? ret->add(padded) : padded;
   }
   return *ret;

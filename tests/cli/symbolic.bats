@@ -156,3 +156,19 @@ mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once int
   expect_contains "$err" "--var p=8: invalid program artifact"
   [ ! -e bad/c.npy ]
 }
+
+@test "cat along a variable axis: one program for every length, the parts at moving offsets" {
+  need_python
+  compile_lines 'n = Variable("n", 1, 12).bind(3)' 'a = input("a", (n, 3))' 'b = input("b", (2, 3))' \
+    'output("c", a.cat(b, dim=0))' 'output("d", b.cat(a, dim=0).pad(((n, 1), None), value=-1.0))'
+  make_npy b.npy 'np.arange(6, dtype=np.float32).reshape(2, 3) + 100'
+  for n in 1 5 12; do
+    make_npy a$n.npy "np.arange($n * 3, dtype=np.float32).reshape($n, 3)"
+    run_split tg-run p.bin --var n=$n --in a=a$n.npy --in b=b.npy --out-dir r$n
+    [ "$status" -eq 0 ]
+    want="np.concatenate([np.load('a$n.npy'), np.load('b.npy')])"
+    expect_eq "$(npy_eval r$n/c.npy "np.array_equal(a, $want)")" True
+    want="np.pad(np.concatenate([np.load('b.npy'), np.load('a$n.npy')]), (($n, 1), (0, 0)), constant_values=-1)"
+    expect_eq "$(npy_eval r$n/d.npy "np.array_equal(a, $want)")" True
+  done
+}

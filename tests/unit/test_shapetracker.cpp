@@ -331,7 +331,7 @@ TEST(ShapeTrackerReshape, pad_reshape_combines_mask_into_one_dim) {
   Checking c({1, 1, 4});
   c.pad({{3, 6}, {0, 0}, {1, 5}}).reshape({100});
   ASSERT_EQ(c.view_count(), 1u);
-  EXPECT_EQ((*c.st.views[0].mask)[0], (std::pair<int64_t, int64_t>{31, 35}));
+  EXPECT_EQ((*c.st.views[0].mask)[0], (std::pair<tg::sint, tg::sint>{31, 35}));
   expect_exprs(c.st, "(-31+idx0)", "(((idx0*-1)<-30) and (idx0<35))");
   c.assert_same();
 }

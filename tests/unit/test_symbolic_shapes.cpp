@@ -84,6 +84,30 @@ TEST(SymbolicView, a_shrink_is_refused_only_when_it_is_wrong_at_every_value) {
   EXPECT_THROW(v.shrink_symbolic({{p + 1, p}, {0, 4}}), Error);       // a negative size
 }
 
+TEST(SymbolicView, a_pad_by_a_variable_masks_with_symbolic_bounds) {
+  // cat((i, 3), (2, 3)): the second part is padded by i in front, read at data[idx0*3 - 3i]
+  View b = View::create({2, 3}).pad_symbolic({{sint(I), 0}, {0, 0}});
+  EXPECT_EQ(shape_repr(b.shape), "((2+i), 3)"); // (tinygrad renders a sum sorted)
+  EXPECT_EQ(b.offset.str(), "(i*-3)");
+  ASSERT_TRUE(b.mask);
+  EXPECT_EQ((*b.mask)[0].first.str(), "i");
+  EXPECT_EQ((*b.mask)[0].second, sint(I) + 2);
+  auto range = index_range(b); // the offset and the mask move together: 0..5 at every i
+  ASSERT_TRUE(range);
+  EXPECT_EQ(range->first, 0);
+  EXPECT_EQ(range->second, 5);
+  EXPECT_EQ(index_end(b), 6);
+  View a = View::create({sint(I), 3}).pad_symbolic({{0, 2}, {0, 0}});
+  EXPECT_EQ((*a.mask)[0].second.str(), "i");
+  EXPECT_EQ(index_end(a).str(), "(i*3)");
+  // a symbolic mask is not reshaped into (test_symbolic_mask): a new view goes on top
+  EXPECT_FALSE(b.reshape({sint(I) + 2, 3, 1}));
+  // the int pad is the same code
+  View p = View::create({2, 3}).pad({{1, 0}, {0, 0}});
+  EXPECT_EQ((*p.mask)[0], (std::pair<sint, sint>{1, 3}));
+  EXPECT_EQ(p.offset, -3);
+}
+
 TEST(SymbolicArtifact, a_graph_with_symbolic_shapes_round_trips_in_both_forms) {
   Graph g = trace_script("n = Variable('n', 1, 16).bind(4)\n"
                          "x = input('x', (n, 3))\n"
