@@ -107,8 +107,8 @@ LazyBuffer scatter_adjoint(const LazyBuffer& g, const ShapeTracker& st, const Sh
   return picked.cast(acc).r(Op::SUM, {0}).cast(g.dtype()).reshape(base_shape);
 }
 
-std::vector<std::pair<int64_t, int64_t>> pairs(const std::vector<int64_t>& flat) {
-  std::vector<std::pair<int64_t, int64_t>> out;
+DimPairs pairs(const Shape& flat) { // (symbolic after a pad or shrink by a variable)
+  DimPairs out;
   for (size_t k = 0; k + 1 < flat.size(); k += 2) out.push_back({flat[k], flat[k + 1]});
   return out;
 }
@@ -125,8 +125,9 @@ std::optional<LazyBuffer> moves_adjoint(const LazyBuffer& g, const LazyNode& nod
       size_t nd = st.shape().size();
       switch (m.op) {
       case MoveOp::Reshape:
-        if (std::any_of(m.arg.begin(), m.arg.end(), [](int64_t d) { return d < 0; }) ||
-            prod(m.arg) != prod(st.shape()))
+        // (a symbolic size is checked by the replay: it must end at the node's view)
+        if (std::any_of(m.arg.begin(), m.arg.end(), [](const sint& d) { return d.min() < 0; }) ||
+            (all_int(m.arg) && all_int(st.shape()) && prod(m.arg) != prod(st.shape())))
           return std::nullopt;
         st = st.reshape(m.arg);
         break;
@@ -147,7 +148,7 @@ std::optional<LazyBuffer> moves_adjoint(const LazyBuffer& g, const LazyNode& nod
       case MoveOp::Pad:
       case MoveOp::Shrink:
         if (m.arg.size() != 2 * nd) return std::nullopt;
-        st = m.op == MoveOp::Pad ? st.pad(pairs(shape_ints(m.arg))) : st.shrink(pairs(shape_ints(m.arg)));
+        st = m.op == MoveOp::Pad ? st.pad_symbolic(pairs(m.arg)) : st.shrink_symbolic(pairs(m.arg));
         break;
       case MoveOp::Stride:
         if (m.arg.size() != nd) return std::nullopt;
@@ -173,7 +174,7 @@ std::optional<LazyBuffer> moves_adjoint(const LazyBuffer& g, const LazyNode& nod
     case MoveOp::Expand: {
       Axes axes;
       for (size_t d = 0; d < before.size(); ++d)
-        if (before[d] != after[d]) axes.push_back(int(d));
+        if (!(before[d] == after[d])) axes.push_back(int(d));
       if (!axes.empty()) out = out.cast(sum_acc_dtype(g.dtype())).r(Op::SUM, axes).cast(g.dtype());
       break;
     }
@@ -184,16 +185,16 @@ std::optional<LazyBuffer> moves_adjoint(const LazyBuffer& g, const LazyNode& nod
       break;
     }
     case MoveOp::Pad: {
-      std::vector<std::pair<int64_t, int64_t>> keep;
+      DimPairs keep;
       for (size_t d = 0; d < before.size(); ++d) keep.push_back({m.arg[2 * d], m.arg[2 * d] + before[d]});
-      out = out.shrink(keep);
+      out = out.shrink_symbolic(keep);
       break;
     }
     case MoveOp::Shrink: {
-      std::vector<std::pair<int64_t, int64_t>> around;
+      DimPairs around;
       for (size_t d = 0; d < before.size(); ++d)
         around.push_back({m.arg[2 * d], before[d] - m.arg[2 * d + 1]});
-      out = out.pad(around);
+      out = out.pad_symbolic(around);
       break;
     }
     case MoveOp::Stride:

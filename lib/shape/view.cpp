@@ -86,7 +86,26 @@ struct ReshapedMask {
 // _reshape_mask
 ReshapedMask reshape_mask(const View& view, const Shape& new_shape) {
   if (!view.mask) return {std::nullopt, false};
-  if (!all_int(*view.mask)) return {view.mask, true}; // (a new view over it, as test_symbolic_mask wants)
+  if (!all_int(*view.mask)) { // only adding or removing 1s (else a new view, as test_symbolic_mask wants)
+    Shape old_dims, new_dims;
+    for (const sint& d : view.shape)
+      if (!(d == 1)) old_dims.push_back(d);
+    for (const sint& d : new_shape)
+      if (!(d == 1)) new_dims.push_back(d);
+    if (old_dims != new_dims) return {view.mask, true};
+    Mask kept;
+    for (size_t i = 0; i < view.shape.size(); ++i) {
+      const auto& [b, e] = (*view.mask)[i];
+      if (!(view.shape[i] == 1))
+        kept.push_back((*view.mask)[i]);
+      else if (!(b == 0 && e == 1))
+        return {Mask(new_shape.size(), {0, 0}), false};
+    }
+    Mask out;
+    size_t k = 0;
+    for (const sint& d : new_shape) out.push_back(d == 1 ? std::pair<sint, sint>{0, 1} : kept[k++]);
+    return {out, false};
+  }
   const Mask invalid(new_shape.size(), {0, 0});
   Mask new_mask;
   const std::vector<std::pair<int64_t, int64_t>> old_mask(view.mask->begin(), view.mask->end());
@@ -687,7 +706,7 @@ std::optional<View> View::reshape(const Shape& new_shape) const {
     for (size_t i = 0; i < sizes.size(); ++i) sizes[i] = (*new_mask)[i].second - (*new_mask)[i].first;
   }
   Shape new_strides = canonicalize_strides(sizes, rev_strides);
-  int64_t extra_offset = 0;
+  sint extra_offset = 0;
   if (mask)
     for (size_t i = 0; i < shape.size(); ++i) extra_offset += (*mask)[i].first * strides[i];
   if (new_mask)
