@@ -169,6 +169,13 @@ Value tensor_from_data(const Value& data, std::optional<DType> dtype, std::optio
     flatten(data, flat);
     return Value::tensor(Tensor::from_list(flat, shape, dtype, requires_grad));
   }
+  case VKind::Symbol: // Tensor(Variable): a CONST of the variable (not of an expression over it)
+    if (data.as<SymObj>().e.kind() == ExprKind::Var) {
+      Tensor t = Tensor::from_node(sint(data.as<SymObj>().e), dtype);
+      if (requires_grad) t.set_requires_grad(requires_grad);
+      return Value::tensor(t);
+    }
+    [[fallthrough]];
   default:
     raise("RuntimeError",
           "can't create Tensor from " + repr(data) + " with type <class '" + type_name(data) + "'>");

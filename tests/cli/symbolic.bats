@@ -172,3 +172,16 @@ mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once int
     expect_eq "$(npy_eval r$n/d.npy "np.array_equal(a, $want)")" True
   done
 }
+
+@test "views tinygrad 0.9.1 builds but cannot run: a broadcast and a padded view reshaped to a variable" {
+  need_python
+  # (test_symbolic_shapetracker's reshape_from_const and reshape_from_padded: tinygrad 0.9.1 raises
+  # "not supported: <3> // <i>" at realize, or sums the padded one to zeros)
+  compile_lines 'k = Variable("k", 1, 5).bind(4)' \
+    'p = Tensor.arange(12).reshape(3, 4).float().contiguous().expand(2, 3, 4).pad(((1, 1), None, None)).shrink((None, None, (1, 3)))' \
+    'output("padded", p.reshape(k, 3, 2).sum(0))' 'output("const", Tensor.ones(3, 4).reshape(3, k).sum(1) * 2)'
+  run_split tg-run p.bin --out-dir r
+  [ "$status" -eq 0 ]
+  expect_eq "$(npy_eval r/padded.npy 'a.tolist()')" "[[2.0, 4.0], [10.0, 12.0], [18.0, 20.0]]"
+  expect_eq "$(npy_eval r/const.npy 'a.tolist()')" "[8.0, 8.0, 8.0]"
+}
