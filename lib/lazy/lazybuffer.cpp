@@ -356,6 +356,7 @@ Graph extract_graph(const std::vector<std::pair<std::string, LazyBuffer>>& outpu
 namespace {
 struct VarTable {
   std::vector<VarBinding> vars;
+  std::vector<std::pair<std::string, std::string>> renamed; // program name -> script name
 };
 } // namespace
 
@@ -373,7 +374,39 @@ void bind_var(const VarBinding& v) {
   vars.push_back(v);
 }
 
-void clear_bound_vars() { lazy_graph().extension<VarTable>().vars.clear(); }
+void clear_bound_vars() {
+  VarTable& t = lazy_graph().extension<VarTable>();
+  t.vars.clear();
+  t.renamed.clear();
+}
+
+std::string bind_script_var(const std::string& name, int64_t min, int64_t max, int64_t value) {
+  VarTable& t = lazy_graph().extension<VarTable>();
+  auto find = [&](const std::string& n) {
+    return std::find_if(t.vars.begin(), t.vars.end(), [&](const VarBinding& b) { return b.name == n; });
+  };
+  auto have = find(name);
+  if (have == t.vars.end() || *have == VarBinding{name, min, max, value}) {
+    bind_var({name, min, max, value});
+    return name;
+  }
+  for (int k = 2;; ++k) {
+    std::string fresh = name + "_" + std::to_string(k);
+    auto same = find(fresh);
+    if (same != t.vars.end() && !(*same == VarBinding{fresh, min, max, value})) continue;
+    if (same == t.vars.end()) {
+      t.vars.push_back({fresh, min, max, value});
+      t.renamed.emplace_back(fresh, name);
+    }
+    return fresh;
+  }
+}
+
+const std::string& script_var_name(const std::string& program_name) {
+  for (const auto& [program, script] : lazy_graph().extension<VarTable>().renamed)
+    if (program == program_name) return script;
+  return program_name;
+}
 
 int64_t bound_value(const std::string& name) {
   for (const VarBinding& v : bound_vars())

@@ -92,12 +92,20 @@ Graph extract_graph(const std::vector<std::pair<std::string, LazyBuffer>>& outpu
                     const std::vector<GraphInput>& inputs, bool effects = false);
 // The symbolic variables bound in the process graph (Variable.bind), in binding order. Binding
 // a variable again to the same value is a no-op; to another value, or with another range, is
-// tinygrad's merge_dicts error (one program has one value per variable).
+// tinygrad's merge_dicts error (an artifact has one value per variable; a script's second
+// binding of a name is another variable: bind_script_var).
 const std::vector<VarBinding>& bound_vars();
 void bind_var(const VarBinding& v);
 void clear_bound_vars(); // a traced program's bindings end with it (trace_script)
 // The value bound to a variable of the process graph; an error names an unbound one.
 int64_t bound_value(const std::string& name);
+// A script's Variable(name, min, max).bind(value) as a program variable: `name` itself when the
+// program has no variable of that name, or has it with this range and value; else a fresh
+// name_2, name_3 ... (tinygrad binds each Variable object once, and one program may hold several
+// of one name: a prompt's start_pos and a decode step's). Binds it; returns its program name.
+std::string bind_script_var(const std::string& name, int64_t min, int64_t max, int64_t value);
+// The name a program variable has in the script (str, repr, .expr): its own unless renamed.
+const std::string& script_var_name(const std::string& program_name);
 // Loads an artifact's nodes (and its vars) into the process graph; returns the new id of each artifact node.
 // The artifact's states and assigns are not registered (the caller maps them through the ids).
 std::vector<NodeId> import_graph(const Graph& graph);

@@ -111,14 +111,19 @@ void Scheduler::recurse_lb(NodeId root) {
         const ShapeTracker& st = node.st;
         const View& last = st.views.back();
         int64_t base_size = prod(n(b).shape);
+        // tinygrad's prod(base) < prod(view): on symbolic shapes a node comparison, true unless
+        // false at every value, so a view that may expand its base realizes the base
+        const bool expands = all_int(n(b).shape) && all_int(st.shape())
+                                 ? base_size < prod(st.shape())
+                                 : maybe_lt(sym_prod(n(b).shape), sym_prod(st.shape()));
         if (st.views.size() == 1 && last.mask) {
           sint masked = 1; // (symbolic after a pad by a variable: tinygrad's >= on a node)
           for (auto& [lo, hi] : *last.mask) masked = masked * (hi - lo);
           if (all_int(n(b).shape) && base_size >= masked.min()) {
             if (simple_pads_.insert(b).second) simple_pads_order_.push_back(b);
-          } else if (base_size < prod(st.shape()))
+          } else if (expands)
             realizes_.insert(b);
-        } else if (base_size < prod(st.shape())) {
+        } else if (expands) {
           realizes_.insert(b);
         } else if (std::any_of(st.views.begin(), st.views.end(),
                                [](const View& v) { return bool(v.mask); })) {

@@ -13,7 +13,8 @@ std::string node_str(const Expr& e) {
   std::string bound;
   for (const VarBinding& b : bound_vars())
     if (b.name == e.node()->name) bound = "=" + std::to_string(b.value);
-  return "<" + e.node()->name + "[" + std::to_string(e.min()) + "-" + std::to_string(e.max()) + bound + "]>";
+  return "<" + script_var_name(e.node()->name) + "[" + std::to_string(e.min()) + "-" +
+         std::to_string(e.max()) + bound + "]>";
 }
 
 namespace {
@@ -101,13 +102,16 @@ void register_symbolic(Registry& r) {
   r.method(
       VKind::Symbol, "bind", "self, val",
       +[](Interp&, Args& a) {
-        const Expr& v = variable(a[0], "bind");
+        const Expr v = variable(a[0], "bind");
         int64_t val = to_index(a[1]);
-        bool bound = false;
-        for (const VarBinding& b : bound_vars()) bound = bound || b.name == v.node()->name;
-        if (bound || !(v.min() <= val && val <= v.max()))
+        SymObj& obj = a[0].as<SymObj>();
+        if (obj.bound || !(v.min() <= val && val <= v.max()))
           raise("AssertionError", "cannot bind " + std::to_string(val) + " to " + node_str(v));
-        bind_var({v.node()->name, v.min(), v.max(), val});
+        // (another Variable of a bound name becomes another program variable, as its own object
+        // in tinygrad; this object now names it, as Variable.bind mutates self)
+        std::string name = bind_script_var(v.node()->name, v.min(), v.max(), val);
+        if (name != v.node()->name) obj.e = Expr::var(name, v.min(), v.max());
+        obj.bound = true;
         return a[0];
       },
       "Variable");
@@ -120,7 +124,8 @@ void register_symbolic(Registry& r) {
         raise("AssertionError", "Variable isn't bound, can't access val of " + node_str(e));
       });
   p(
-      "expr", +[](Interp&, const Value& v) { return Value::str(variable(v, "expr").node()->name); });
+      "expr",
+      +[](Interp&, const Value& v) { return Value::str(script_var_name(variable(v, "expr").node()->name)); });
   p(
       "min", +[](Interp&, const Value& v) { return Value::integer(sym(v).min()); });
   p(

@@ -244,7 +244,7 @@ std::string repr(const Value& v) {
   case VKind::Symbol: { // Node.__repr__: Variable('i', 1, 10).bind(3); expressions as text
     const Expr& e = v.as<SymObj>().e;
     if (e.kind() != ExprKind::Var) return e.render();
-    std::string r = "Variable('" + e.node()->name + "', " + std::to_string(e.min()) + ", " +
+    std::string r = "Variable('" + script_var_name(e.node()->name) + "', " + std::to_string(e.min()) + ", " +
                     std::to_string(e.max()) + ")";
     for (const VarBinding& b : bound_vars())
       if (b.name == e.node()->name) r += ".bind(" + std::to_string(b.value) + ")";

@@ -131,7 +131,8 @@ struct RangeObj : Object {
   int64_t at(int64_t k) const { return start + k * step; }
 };
 struct SymObj : Object {
-  Expr e; // never a Num
+  Expr e;             // never a Num
+  bool bound = false; // a Variable object binds once (tinygrad's Variable.bind mutates it)
   explicit SymObj(Expr x) : e(x) {}
 };
 struct TensorObj : Object {

@@ -185,3 +185,16 @@ mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once int
   expect_eq "$(npy_eval r/padded.npy 'a.tolist()')" "[[2.0, 4.0], [10.0, 12.0], [18.0, 20.0]]"
   expect_eq "$(npy_eval r/const.npy 'a.tolist()')" "[8.0, 8.0, 8.0]"
 }
+
+@test "two Variables of one name are two program variables, each given by --var" {
+  need_python
+  compile_lines 'a = Variable("n", 1, 8).bind(2)' 'b = Variable("n", 1, 8).bind(3)' \
+    'x = input("x", (8,))' 'output("s", x.shrink(((0, a),)).sum() * 100 + x.shrink(((0, b),)).sum())'
+  tg-trace k.tg --json >g.json
+  expect_eq "$(jq -c '[.vars[].name]' g.json)" '["n","n_2"]'
+  make_npy x.npy 'np.ones(8, np.float32)'
+  run_split tg-run p.bin --in x=x.npy --out-dir r
+  expect_eq "$(npy_eval r/s.npy 'float(a)')" "203.0"
+  run_split tg-run p.bin --in x=x.npy --var n=5 --var n_2=8 --out-dir r2
+  expect_eq "$(npy_eval r2/s.npy 'float(a)')" "508.0"
+}
