@@ -266,7 +266,11 @@ public:
                        Shape(gl.begin(), gl.begin() + k_.global_dims()), k_.opts.global_max, true);
       GroupedDims l = grouped_dims("lidx", k_.global_dims(), Shape(gl.begin() + k_.global_dims(), gl.end()),
                                    k_.opts.local_max, false);
-      for (size_t i = 0; i < g.loop_idxs.size(); ++i) special(g.loop_idxs[i], g.loop_axes[i]);
+      for (size_t i = 0; i < g.loop_idxs.size(); ++i) {
+        special(g.loop_idxs[i], g.loop_axes[i]);
+        const sint& size = g.sizes[size_t(g.loop_axes[i])];
+        if (!size.is_int()) idx_ends_.emplace_back(g.loop_idxs[i].node(), size.expr());
+      }
       if (!k_.dont_use_locals)
         for (size_t i = 0; i < l.loop_idxs.size(); ++i) special(l.loop_idxs[i], l.loop_axes[i]);
       global_size_ = g.sizes;
@@ -366,7 +370,9 @@ private:
   Expr loop_var(const std::string& name, const sint& size) {
     if (size.is_int()) return make_var(name, 0, int64_t(size) - 1);
     symbolic_ends_[name] = size.expr();
-    return Expr::var(name, 0, std::max<int64_t>(1, size.max() - 1)); // (a Var even when max is 1)
+    Expr v = Expr::var(name, 0, std::max<int64_t>(1, size.max() - 1)); // (a Var even when max is 1)
+    idx_ends_.emplace_back(v.node(), size.expr());
+    return v;
   }
 
   std::vector<const UOp*> render_loop(const std::vector<Expr>& vars, int depth, bool reduce) {
@@ -414,11 +420,11 @@ private:
         dim = dims[0], amt = int(f4.size());
         std::vector<Expr> first = idxs;
         first[size_t(dim)] = f4[0];
-        std::tie(g_idx, g_valid) = sts_[size_t(i)].expr_idxs(first);
+        std::tie(g_idx, g_valid) = sts_[size_t(i)].expr_idxs(first, idx_ends_);
         if ((g_idx.floordiv(amt) * amt).node()->canonical != g_idx.node()->canonical) dim = -1, amt = 1;
       }
     }
-    if (dim < 0) std::tie(g_idx, g_valid) = sts_[size_t(i)].expr_idxs(idxs);
+    if (dim < 0) std::tie(g_idx, g_valid) = sts_[size_t(i)].expr_idxs(idxs, idx_ends_);
     std::vector<Expr> e_idxs = expand_node(g_idx, expand_vars), e_valids = expand_node(g_valid, expand_vars);
     std::vector<std::vector<int64_t>> reps;
     if (dim >= 0) reps = iter_idxs(expand_vars);
@@ -498,7 +504,7 @@ private:
         }
         // (tinygrad asserts float4 stores are aligned; an unaligned group stays scalar stores)
         bool aligned = std::all_of(groups.begin(), groups.end(), [&](auto& x) {
-          Expr idx = sts_[size_t(i)].expr_idxs(x.first).first;
+          Expr idx = sts_[size_t(i)].expr_idxs(x.first, idx_ends_).first;
           int64_t n = int64_t(x.second.size());
           return n == 1 || (idx.floordiv(n) * n).node()->canonical == idx.node()->canonical;
         });
@@ -512,7 +518,7 @@ private:
     }
     std::vector<const UOp*> out;
     for (auto& [key, val] : stores) {
-      auto [idx, valid] = sts_[size_t(i)].expr_idxs(key);
+      auto [idx, valid] = sts_[size_t(i)].expr_idxs(key, idx_ends_);
       if (has_lane(idx) || has_lane(valid)) {
         lane_store(i, idx, valid, val, out);
         continue;
@@ -547,8 +553,8 @@ private:
       if (k_.is_early(k_.bufs[i])) loaded_[int(i)] = global_load(int(i), early);
     // accumulators of earlier reduces, masked where the full buffer is invalid
     Accs local_accs;
-    auto valids =
-        expand_node(sts_[size_t(k_.full_buf_index)].expr_idxs(early).second, expand_idxs(early, lane_name_));
+    auto valids = expand_node(sts_[size_t(k_.full_buf_index)].expr_idxs(early, idx_ends_).second,
+                              expand_idxs(early, lane_name_));
     for (auto& [op, accs] : accs_) {
       std::vector<const UOp*> gated;
       for (size_t n = 0; n < accs.size(); n++) {
@@ -577,7 +583,7 @@ private:
       std::vector<Expr> fake_idxs(temp_st.shape().size(), Expr(int64_t(0)));
       for (size_t j = size_t(local_dims); j < local_idxs.size(); j++)
         fake_idxs[size_t(global_dims) + j] = local_idxs[j];
-      const UOp* if_cond = render(temp_st.expr_idxs(fake_idxs).first.lt(1));
+      const UOp* if_cond = render(temp_st.expr_idxs(fake_idxs, idx_ends_).first.lt(1));
       barrier = g_.make(UOps::IF, std::nullopt, {if_cond, barrier});
     }
     // new late reduce loops over the group dims replace their local ids
@@ -1048,6 +1054,7 @@ private:
   std::vector<Expr> local_idxs_;
   std::map<std::string, const UOp*> loop_uops_;
   std::map<std::string, Expr> symbolic_ends_; // loop variable -> its symbolic end (loop_var)
+  IdxEnds idx_ends_; // the same, and symbolic launch indices, for views over symbolic shapes
   std::vector<Expr> global_idxs_, upcast_idxs_, full_upcast_idxs_, reduce_idxs_, fake_reduce_idxs_;
   std::map<std::tuple<int, int, int, int, uint64_t, const ExprNode*, const ExprNode*>, const UOp*>
       load_cache_;

@@ -18,6 +18,56 @@ std::vector<Expr> default_idxs(const Shape& shape) {
   return idxs;
 }
 
+// The symbolic ends of default_idxs over symbolic dimensions.
+IdxEnds default_ends(const Shape& shape, const std::vector<Expr>& idxs) {
+  IdxEnds ends;
+  for (size_t i = 0; i < shape.size() && i < idxs.size(); ++i)
+    if (!shape[i].is_int() && idxs[i].kind() == ExprKind::Var)
+      ends.emplace_back(idxs[i].node(), shape[i].expr());
+  return ends;
+}
+
+// An upper bound of e at every value: a looping index is below its end, any other variable is at
+// most itself (a program variable has its value), a term with a negative factor is counted at
+// its lowest; what is none of these counts at its largest int.
+Expr upper(const Expr& e, const IdxEnds& ends, bool lowest = false) {
+  switch (e.kind()) {
+  case ExprKind::Num:
+    return e;
+  case ExprKind::Var:
+    for (const auto& [v, end] : ends)
+      if (v == e.node()) return lowest ? Expr(e.min()) : end - Expr(1);
+    return e;
+  case ExprKind::Sum: {
+    std::vector<Expr> parts;
+    for (const ExprNode* c : e.node()->nodes) parts.push_back(upper(Expr(c), ends, lowest));
+    return Expr::sum(parts);
+  }
+  case ExprKind::Mul:
+    if (!e.node()->bn) {
+      int64_t c = e.node()->b;
+      return upper(Expr(e.node()->a), ends, c < 0 ? !lowest : lowest) * c;
+    }
+    [[fallthrough]];
+  default:
+    return Expr(lowest ? e.min() : e.max());
+  }
+}
+
+// x // n and x % n for a split dimension n, symbolic by tinygrad's Node rules.
+Expr split_div(const Expr& x, const sint& n, const IdxEnds& ends) {
+  if (n.is_int()) return x.floordiv(int64_t(n));
+  if (x == n.expr()) return Expr(1);
+  if (x.min() >= 0 && (n.expr() - upper(x, ends)).min() > 0) return Expr(0);
+  fail("RuntimeError", "not supported: " + x.render() + " // " + n.str());
+}
+Expr split_mod(const Expr& x, const sint& n, const IdxEnds& ends) {
+  if (n.is_int()) return x % int64_t(n);
+  if (x == n.expr()) return Expr(0);
+  if (x.min() >= 0 && (n.expr() - upper(x, ends)).min() > 0) return x;
+  fail("RuntimeError", "not supported: " + x.render() + " % " + n.str());
+}
+
 // _expr_view: the buffer index and the validity of one view for the given per-dim indices.
 std::pair<Expr, Expr> expr_view(const View& view, const std::vector<Expr>& idxs, std::optional<Expr> valid) {
   check(idxs.size() == view.shape.size(), "AssertionError", "need an idx for all dimensions");
@@ -82,7 +132,7 @@ std::vector<std::optional<int64_t>> ShapeTracker::real_strides(bool ignore_valid
     return ret;
   }
   std::vector<Expr> idxs = default_idxs(last.shape);
-  auto [idx, valid] = expr_idxs(idxs);
+  auto [idx, valid] = expr_idxs(idxs, default_ends(last.shape, idxs));
   std::unordered_set<const ExprNode*> bad_vars;
   auto terms = idx.kind() == ExprKind::Sum ? idx.node()->nodes : std::vector<const ExprNode*>{idx.node()};
   for (const ExprNode* term : terms) {
@@ -120,17 +170,20 @@ std::vector<int> ShapeTracker::unit_stride_axes(bool ignore_valid) const {
   return out;
 }
 
-std::pair<Expr, Expr> ShapeTracker::expr_idxs(std::optional<std::vector<Expr>> idxs) const {
+std::pair<Expr, Expr> ShapeTracker::expr_idxs(std::optional<std::vector<Expr>> idxs,
+                                              const IdxEnds& ends) const {
   std::vector<Expr> current = idxs ? *idxs : default_idxs(shape());
+  const IdxEnds own = idxs ? IdxEnds{} : default_ends(shape(), current);
+  const IdxEnds& loop_ends = idxs ? ends : own;
   auto [idx, valid] = expr_view(views.back(), current, std::nullopt);
   for (size_t k = views.size() - 1; k-- > 0;) {
     if (valid.max() == 0) return {Expr(int64_t{-1}), valid};
     View view = views[k].minify();
     std::vector<Expr> split(view.shape.size());
-    int64_t acc = 1;
+    sint acc = 1;
     for (size_t d = view.shape.size(); d-- > 0;) {
-      split[d] = idx.floordiv(acc) % view.shape[d];
-      acc *= view.shape[d];
+      split[d] = split_mod(split_div(idx, acc, loop_ends), view.shape[d], loop_ends);
+      acc = acc * view.shape[d];
     }
     std::tie(idx, valid) = expr_view(view, split, valid);
   }

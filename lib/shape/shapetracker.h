@@ -72,6 +72,11 @@ std::optional<std::pair<int64_t, int64_t>> index_range(const View& v);
 // its shape or strides are (tg-run checks it against the buffer at the values it runs with).
 sint index_end(const View& v);
 
+// Index variables that loop over symbolic dimensions, with their ends (idx < end). A view over
+// a symbolic shape splits an index by `% n` and `// n` with n a node, which tinygrad's Node
+// rules allow where the index is known to lie in [0, n): x % n is x, x // n is 0.
+using IdxEnds = std::vector<std::pair<const ExprNode*, Expr>>;
+
 struct ShapeTracker {
   std::vector<View> views;
 
@@ -90,8 +95,11 @@ struct ShapeTracker {
   bool axis_is_masked(int axis) const;
   ShapeTracker simplify() const;
 
-  // (index, valid) for the given per-dimension index expressions; default: idx0..idxN-1.
-  std::pair<Expr, Expr> expr_idxs(std::optional<std::vector<Expr>> idxs = std::nullopt) const;
+  // (index, valid) for the given per-dimension index expressions; default: idx0..idxN-1. `ends`
+  // gives the symbolic end of an index variable that loops over a symbolic dimension (idx < i),
+  // for the views below the last one over symbolic shapes (idx_ends below).
+  std::pair<Expr, Expr> expr_idxs(std::optional<std::vector<Expr>> idxs = std::nullopt,
+                                  const IdxEnds& ends = {}) const;
 
   ShapeTracker pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
   ShapeTracker shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const;

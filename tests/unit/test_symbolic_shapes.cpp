@@ -108,6 +108,21 @@ TEST(SymbolicView, a_pad_by_a_variable_masks_with_symbolic_bounds) {
   EXPECT_EQ(p.offset, -3);
 }
 
+TEST(SymbolicView, a_view_over_a_symbolic_view_splits_by_tinygrads_node_rules) {
+  // the gradient of cat((i, 4), (2, 4)): rows [0, i) of a (2+i, 4) buffer padded past i
+  ShapeTracker st{{View::create({sint(I) + 2, 4}, std::nullopt, 0, Mask{{0, sint(I)}, {0, 4}}),
+                   View::create({sint(I), 4, 1})}};
+  auto [idx, valid] = st.expr_idxs(); // idx0 < i < 2+i: idx0 % (2+i) is idx0
+  EXPECT_EQ(idx.render(), "((idx0*4)+idx1)");
+  EXPECT_EQ(st.real_strides(true)[0], 4); // (masked: unknown unless the mask is ignored)
+  // a concrete window of it: idx0 in [0, 2) and 2+i >= 3
+  ShapeTracker fixed{{st.views[0], View::create({2, 4})}};
+  EXPECT_EQ(fixed.expr_idxs().first.render(), "((idx0*4)+idx1)");
+  // where the index may reach the symbolic dimension, tinygrad's error
+  ShapeTracker wide{{st.views[0], View::create({12, 4})}};
+  EXPECT_THROW(wide.expr_idxs(), Error);
+}
+
 TEST(SymbolicArtifact, a_graph_with_symbolic_shapes_round_trips_in_both_forms) {
   Graph g = trace_script("n = Variable('n', 1, 16).bind(4)\n"
                          "x = input('x', (n, 3))\n"
