@@ -27,44 +27,89 @@ IdxEnds default_ends(const Shape& shape, const std::vector<Expr>& idxs) {
   return ends;
 }
 
-// An upper bound of e at every value: a looping index is below its end, any other variable is at
-// most itself (a program variable has its value), a term with a negative factor is counted at
-// its lowest; what is none of these counts at its largest int.
-Expr upper(const Expr& e, const IdxEnds& ends, bool lowest = false) {
+// What bounds an index: the loops' symbolic ends, and which variables are loop indices (the rest
+// are the program's variables, which are their own bound).
+struct IdxBounds {
+  const IdxEnds& ends;
+  std::vector<Expr> index_vars;
+};
+
+// An upper bound of e at every value (the lowest with `lowest`): an index looping over a
+// symbolic dimension is below its end, another index is within its int range, a program
+// variable is itself; sums and products by non-negative factors bound term by term.
+Expr upper(const Expr& e, const IdxBounds& b, bool lowest = false) {
   switch (e.kind()) {
   case ExprKind::Num:
     return e;
   case ExprKind::Var:
-    for (const auto& [v, end] : ends)
+    for (const auto& [v, end] : b.ends)
       if (v == e.node()) return lowest ? Expr(e.min()) : end - Expr(1);
+    if (std::find(b.index_vars.begin(), b.index_vars.end(), e) != b.index_vars.end())
+      return Expr(lowest ? e.min() : e.max());
     return e;
   case ExprKind::Sum: {
     std::vector<Expr> parts;
-    for (const ExprNode* c : e.node()->nodes) parts.push_back(upper(Expr(c), ends, lowest));
+    for (const ExprNode* c : e.node()->nodes) parts.push_back(upper(Expr(c), b, lowest));
     return Expr::sum(parts);
   }
-  case ExprKind::Mul:
-    if (!e.node()->bn) {
-      int64_t c = e.node()->b;
-      return upper(Expr(e.node()->a), ends, c < 0 ? !lowest : lowest) * c;
-    }
+  case ExprKind::Mul: {
+    const ExprNode* n = e.node();
+    if (!n->bn) return upper(Expr(n->a), b, n->b < 0 ? !lowest : lowest) * n->b;
+    if (n->a->min >= 0 && n->bn->min >= 0)
+      return upper(Expr(n->a), b, lowest) * upper(Expr(n->bn), b, lowest);
     [[fallthrough]];
+  }
   default:
     return Expr(lowest ? e.min() : e.max());
   }
 }
 
-// x // n and x % n for a split dimension n, symbolic by tinygrad's Node rules.
-Expr split_div(const Expr& x, const sint& n, const IdxEnds& ends) {
+// x // n and x % n for a split dimension n, symbolic by tinygrad's Node rules: x % n is x where
+// 0 <= x < n at every value, a term (a*n) leaves n*a in the quotient and nothing in the remainder.
+bool below(const Expr& x, const Expr& n, const IdxBounds& b) {
+  return x.min() >= 0 && (n - upper(x, b)).min() > 0;
+}
+std::optional<Expr> quotient_of_term(const ExprNode* c, const Expr& n) { // c = q*n: q
+  if (Expr(c) == n) return Expr(1);
+  if (c->kind != ExprKind::Mul) return std::nullopt;
+  const ExprNode* m = n.node(); // (i*32) over (i*8): 4
+  if (!c->bn && m->kind == ExprKind::Mul && !m->bn && c->a == m->a && c->b % m->b == 0)
+    return Expr(c->b / m->b);
+  if (!c->bn) {
+    auto q = quotient_of_term(c->a, n);
+    return q ? std::optional(*q * c->b) : std::nullopt;
+  }
+  if (auto q = quotient_of_term(c->bn, n)) return Expr(c->a) * *q;
+  if (auto q = quotient_of_term(c->a, n)) return *q * Expr(c->bn);
+  return std::nullopt;
+}
+// x as (the sum of a over its terms a*n, the rest)
+std::pair<Expr, Expr> split_terms(const Expr& x, const Expr& n) {
+  std::vector<const ExprNode*> terms =
+      x.kind() == ExprKind::Sum ? x.node()->nodes : std::vector<const ExprNode*>{x.node()};
+  std::vector<Expr> q, rest;
+  for (const ExprNode* c : terms) {
+    if (auto a = quotient_of_term(c, n))
+      q.push_back(*a);
+    else
+      rest.emplace_back(c);
+  }
+  return {Expr::sum(q), Expr::sum(rest)};
+}
+Expr split_div(const Expr& x, const sint& n, const IdxBounds& bounds) {
   if (n.is_int()) return x.floordiv(int64_t(n));
-  if (x == n.expr()) return Expr(1);
-  if (x.min() >= 0 && (n.expr() - upper(x, ends)).min() > 0) return Expr(0);
+  const Expr nn = n.expr();
+  if (x == nn) return Expr(1);
+  auto [q, rest] = split_terms(x, nn);
+  if (below(rest, nn, bounds)) return q;
   fail("RuntimeError", "not supported: " + x.render() + " // " + n.str());
 }
-Expr split_mod(const Expr& x, const sint& n, const IdxEnds& ends) {
+Expr split_mod(const Expr& x, const sint& n, const IdxBounds& bounds) {
   if (n.is_int()) return x % int64_t(n);
-  if (x == n.expr()) return Expr(0);
-  if (x.min() >= 0 && (n.expr() - upper(x, ends)).min() > 0) return x;
+  const Expr nn = n.expr();
+  if (x == nn) return Expr(0);
+  Expr rest = split_terms(x, nn).second;
+  if (below(rest, nn, bounds)) return rest;
   fail("RuntimeError", "not supported: " + x.render() + " % " + n.str());
 }
 
@@ -174,7 +219,9 @@ std::pair<Expr, Expr> ShapeTracker::expr_idxs(std::optional<std::vector<Expr>> i
                                               const IdxEnds& ends) const {
   std::vector<Expr> current = idxs ? *idxs : default_idxs(shape());
   const IdxEnds own = idxs ? IdxEnds{} : default_ends(shape(), current);
-  const IdxEnds& loop_ends = idxs ? ends : own;
+  IdxBounds bounds{idxs ? ends : own, {}};
+  for (const Expr& e : current)
+    for (const Expr& v : e.vars()) bounds.index_vars.push_back(v);
   auto [idx, valid] = expr_view(views.back(), current, std::nullopt);
   for (size_t k = views.size() - 1; k-- > 0;) {
     if (valid.max() == 0) return {Expr(int64_t{-1}), valid};
@@ -182,7 +229,7 @@ std::pair<Expr, Expr> ShapeTracker::expr_idxs(std::optional<std::vector<Expr>> i
     std::vector<Expr> split(view.shape.size());
     sint acc = 1;
     for (size_t d = view.shape.size(); d-- > 0;) {
-      split[d] = split_mod(split_div(idx, acc, loop_ends), view.shape[d], loop_ends);
+      split[d] = split_mod(split_div(idx, acc, bounds), view.shape[d], bounds);
       acc = acc * view.shape[d];
     }
     std::tie(idx, valid) = expr_view(view, split, valid);

@@ -320,6 +320,26 @@ using Factoring = std::optional<bool>;
 Node mod(Node x, int64_t b);
 Node floordiv(Node x, int64_t b, Factoring factoring = std::nullopt);
 
+// Added for symbolic strides: a product by a node that b divides exactly ((n*128) by 128), as
+// tinygrad's MulNode.__floordiv__ finds with `self.b % b == 0` on a node operand.
+bool divisible(Node x, int64_t b) {
+  if (is(x, ExprKind::Num) || is_int_mul(x)) return mod_int(x->b, b) == 0;
+  if (is(x, ExprKind::Mul)) return divisible(x->bn, b) || divisible(x->a, b);
+  if (is(x, ExprKind::Sum))
+    return std::all_of(x->nodes.begin(), x->nodes.end(), [&](Node c) { return divisible(c, b); });
+  return false;
+}
+Node exact_div(Node x, int64_t b) { // (only where divisible)
+  if (is(x, ExprKind::Num)) return make_num(x->b / b);
+  if (is_int_mul(x)) return mul(x->a, x->b / b);
+  if (is(x, ExprKind::Sum)) {
+    std::vector<Node> parts;
+    for (Node c : x->nodes) parts.push_back(exact_div(c, b));
+    return sum_nodes(parts);
+  }
+  return divisible(x->bn, b) ? mul(x->a, exact_div(x->bn, b)) : mul(exact_div(x->a, b), x->bn);
+}
+
 Node floordiv_generic(Node x, int64_t b, bool factoring) { // Node.__floordiv__
   check(b != 0, "AssertionError", "division by zero in symbolic floordiv");
   if (b < 0) return floordiv(mul(x, -1), -b, factoring);
@@ -351,6 +371,10 @@ Node floordiv_sum_uncached(Node x, int64_t b, bool factoring) { // SumNode.__flo
   std::vector<Node> flat;
   flat_components(x, flat);
   for (Node c : flat) {
+    if (is(c, ExprKind::Mul) && c->bn && divisible(c, b)) {
+      fully_divided.push_back(exact_div(c, b));
+      continue;
+    }
     if (is(c, ExprKind::Num) || is_int_mul(c)) {
       if (mod_int(c->b, b) == 0) {
         fully_divided.push_back(floordiv(c, b));
@@ -404,7 +428,7 @@ Node floordiv(Node x, int64_t b, Factoring factoring) {
   case ExprKind::Sum:
     return floordiv_sum(x, b, factoring.value_or(true));
   case ExprKind::Mul: // MulNode.__floordiv__
-    if (x->bn) return floordiv_generic(x, b, factoring.value_or(false));
+    if (x->bn) return divisible(x, b) ? exact_div(x, b) : floordiv_generic(x, b, factoring.value_or(false));
     if (mod_int(x->b, b) == 0) return mul(x->a, floordiv_int(x->b, b));
     if (mod_int(b, x->b) == 0 && x->b > 0) return floordiv(x->a, floordiv_int(b, x->b));
     return floordiv_generic(x, b, factoring.value_or(false));
@@ -434,7 +458,7 @@ Node mod(Node x, int64_t b) {
   check(b != 0, "ZeroDivisionError", "integer division or modulo by zero");
   switch (x->kind) {
   case ExprKind::Mul:
-    if (x->bn) return mod_generic(x, b);
+    if (x->bn) return divisible(x, b) ? make_num(0) : mod_generic(x, b);
     return mod_generic(mul_generic(x->a, mod_int(x->b, b)), b);
   case ExprKind::Mod:
     if (mod_int(x->b, b) == 0) return mod(x->a, b);
@@ -442,7 +466,8 @@ Node mod(Node x, int64_t b) {
   case ExprKind::Sum: {
     std::vector<Node> parts;
     parts.reserve(x->nodes.size());
-    for (Node c : x->nodes) parts.push_back(is(c, ExprKind::Num) || is_int_mul(c) ? mod(c, b) : c);
+    for (Node c : x->nodes)
+      parts.push_back(is(c, ExprKind::Num) || is_int_mul(c) || (c->bn && divisible(c, b)) ? mod(c, b) : c);
     return mod_generic(sum_nodes(parts), b);
   }
   default:

@@ -679,11 +679,15 @@ std::optional<View> View::reshape(const Shape& new_shape) const {
   std::vector<MergedDim> merged = merge_dims(shape, strides, mask);
   for (size_t k = merged.size(); k-- > 0;) {
     auto [merged_dim, new_stride, real_dim] = merged[k];
-    if (!merged_dim.is_int()) { // a symbolic run maps onto the same symbolic dim, after any 1s
-      sint nd = new_dims.next();
-      for (; nd == 1; nd = new_dims.next()) rev_strides.push_back(new_stride);
-      if (!(nd == merged_dim)) return std::nullopt;
-      rev_strides.push_back(new_stride);
+    if (!merged_dim.is_int()) { // a symbolic run maps onto new dims whose product it is: (n*128) -> n, 128
+      if (!(real_dim == merged_dim)) return std::nullopt; // (an expanded dim inside: not yet)
+      sint acc = 1;
+      while (!(acc == merged_dim)) {
+        sint nd = new_dims.next(); // 0 = exhausted (no zeros remain in new_shape here)
+        if (nd == 0 || acc.max() > merged_dim.max()) return std::nullopt;
+        rev_strides.push_back(new_stride);
+        if (!(nd == 1)) acc = acc * nd, new_stride = new_stride * nd;
+      }
       continue;
     }
     int64_t acc = 1;

@@ -198,3 +198,15 @@ mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once int
   run_split tg-run p.bin --in x=x.npy --var n=5 --var n_2=8 --out-dir r2
   expect_eq "$(npy_eval r2/s.npy 'float(a)')" "508.0"
 }
+
+@test "an expand into variables runs at any value (test_expand_into_symbols, which tinygrad 0.9.1 cannot realize)" {
+  need_python
+  compile_lines 'vi = Variable("i", 1, 5).bind(3)' 'vj = Variable("j", 1, 5).bind(2)' \
+    'e = Tensor([[1], [2], [3]]).expand((3, vi))' 'output("e2", e.reshape(3, vi, 1).expand((3, vi, vj)).sum(2))'
+  for v in "1 1" "3 2" "5 4"; do
+    set -- $v
+    run_split tg-run p.bin --var i=$1 --var j=$2 --out-dir r$1
+    [ "$status" -eq 0 ]
+    expect_eq "$(npy_eval r$1/e2.npy 'a.tolist()')" "$(npy_eval r$1/e2.npy "[[k * $2] * $1 for k in (1, 2, 3)]")"
+  done
+}

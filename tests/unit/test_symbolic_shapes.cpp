@@ -100,8 +100,13 @@ TEST(SymbolicView, a_pad_by_a_variable_masks_with_symbolic_bounds) {
   View a = View::create({sint(I), 3}).pad_symbolic({{0, 2}, {0, 0}});
   EXPECT_EQ((*a.mask)[0].second.str(), "i");
   EXPECT_EQ(index_end(a).str(), "(i*3)");
-  // a symbolic mask is not reshaped into (test_symbolic_mask): a new view goes on top
-  EXPECT_FALSE(b.reshape({sint(I) + 2, 3, 1}));
+  // a symbolic mask reshapes by adding or removing 1s; otherwise (test_symbolic_mask) a new view
+  // goes on top
+  auto ones = b.reshape({1, sint(I) + 2, 3, 1});
+  ASSERT_TRUE(ones && ones->mask);
+  EXPECT_EQ((*ones->mask)[1].first, sint(I));
+  EXPECT_EQ((*ones->mask)[3], (std::pair<sint, sint>{0, 1}));
+  EXPECT_FALSE(b.reshape({(sint(I) + 2) * 3}));
   // the int pad is the same code
   View p = View::create({2, 3}).pad({{1, 0}, {0, 0}});
   EXPECT_EQ((*p.mask)[0], (std::pair<sint, sint>{1, 3}));
@@ -118,6 +123,19 @@ TEST(SymbolicView, a_view_over_a_symbolic_view_splits_by_tinygrads_node_rules) {
   // a concrete window of it: idx0 in [0, 2) and 2+i >= 3
   ShapeTracker fixed{{st.views[0], View::create({2, 4})}};
   EXPECT_EQ(fixed.expr_idxs().first.render(), "((idx0*4)+idx1)");
+  // a window of a buffer reshaped with a 1 inserted: the run (i*16) splits into i and 16
+  View window = View::create({4, sint(I), 16}, Shape{1024, 16, 1});
+  auto split = window.reshape({4, 1, sint(I), 16});
+  ASSERT_TRUE(split);
+  EXPECT_EQ(shape_repr(split->strides), "(1024, 0, 16, 1)");
+  // a product by a node that the divisor divides (tinygrad's MulNode.__floordiv__), and terms
+  // a*n of an index split by n
+  const Expr x = Expr::var("x", 0, 9), y = Expr::var("y", 0, 15);
+  EXPECT_EQ((x * (I * 16) + y).floordiv(16), x * I);
+  EXPECT_EQ((x * (I * 16)) % 16, Expr(0));
+  ShapeTracker terms{{View::create({4, sint(I)}),
+                      View::create({4, sint(I)}, Shape{sint(I), 1}, 0, Mask{{0, 4}, {0, sint(I)}})}};
+  EXPECT_EQ(terms.expr_idxs().first.render(), "((idx0*i)+idx1)");
   // where the index may reach the symbolic dimension, tinygrad's error
   ShapeTracker wide{{st.views[0], View::create({12, 4})}};
   EXPECT_THROW(wide.expr_idxs(), Error);
