@@ -110,9 +110,19 @@ struct LinearUOps {
 } // namespace
 
 void optimize_kernel(Kernel& k, Optimizer optimizer) {
-  // A kernel with symbolic dimensions runs as lowered, with no opts: its loops' lengths are only
-  // known at launch. (tinygrad still upcasts and groups its int axes; not yet tg.)
-  if (!all_int(k.full_shape())) return;
+  // A kernel with symbolic dimensions optimizes its int axes, as tinygrad's does: an opt that
+  // would split a symbolic axis reads it as an int, which throws, and then the kernel runs as
+  // lowered (its loops' lengths are only known at launch).
+  if (!all_int(k.full_shape())) {
+    const Kernel plain = k;
+    try {
+      if (optimizer == Optimizer::Tinygrad) k.hand_coded_optimizations();
+      if (optimizer == Optimizer::Tg) k.host_optimizations();
+    } catch (const Error&) {
+      k = plain;
+    }
+    return;
+  }
   // (as tinygrad's get_kernel: tensor cores first, on targets that have them)
   if (optimizer != Optimizer::None && k.apply_tensor_cores(tc_setting())) return;
   if (optimizer == Optimizer::Tinygrad) k.hand_coded_optimizations();

@@ -70,6 +70,7 @@ void Kernel::host_optimizations() {
   bool pad = false;
   auto pick = [&](int w, bool padded) {
     for (int a = fr - 1; a >= 0 && lane_axis < 0; --a) {
+      if (!full_shape()[size_t(a)].is_int()) continue; // (a symbolic axis keeps its loop)
       const int64_t size = full_shape()[size_t(a)], lanes_used = (size + w - 1) / w * w;
       bool fits = padded ? size % w != 0 && size * 2 > w && lanes_used * 7 <= size * 8 : size % w == 0;
       if (fits && lane_ok(a)) lane_axis = a, width = w, pad = padded;

@@ -533,6 +533,7 @@ void Kernel::hand_coded_optimizations() {
   // upcast small masked axes (they might come from Tensor.stack)
   std::vector<int> to_upcast;
   for (int axis = 0; axis < first_reduce(); axis++) {
+    if (!full_shape()[size_t(axis)].is_int()) continue; // (a symbolic axis keeps its loop)
     int64_t size = full_shape()[size_t(axis)];
     bool masked =
         std::any_of(sts.begin(), sts.end(), [&](const ShapeTracker& st) { return st.axis_is_masked(axis); });
@@ -547,12 +548,14 @@ void Kernel::hand_coded_optimizations() {
   std::set<int> upcasted_axes;
   while (true) {
     int64_t out_elems = 1;
-    for (int i = 0; i < first_reduce(); i++) out_elems *= output_shape()[size_t(i)];
+    for (int i = 0; i < first_reduce(); i++) out_elems *= output_shape()[size_t(i)].max();
     if (out_elems < 1024) break;
     std::vector<std::tuple<int, int64_t, int, int>> choices;
     for (int axis = 0; axis < first_reduce(); axis++) {
       for (int amount : {3, 4}) {
-        if (upcasted_axes.count(axis) || full_shape()[size_t(axis)] % amount != 0) continue;
+        if (upcasted_axes.count(axis) || !full_shape()[size_t(axis)].is_int() ||
+            full_shape()[size_t(axis)] % amount != 0)
+          continue;
         bool ok = false;
         for (size_t b = 0; b < sts.size() && !ok; b++) {
           if (sts[b].views.back().strides[size_t(axis)] != 0) continue;
@@ -564,7 +567,7 @@ void Kernel::hand_coded_optimizations() {
         int positive = 0;
         int64_t total = 0;
         for (const ShapeTracker& st : sts) {
-          int64_t s = st.views.back().strides[size_t(axis)];
+          int64_t s = st.views.back().strides[size_t(axis)].max(); // (a symbolic stride is positive)
           positive += s > 0;
           total += s;
         }
@@ -588,8 +591,10 @@ void Kernel::hand_coded_optimizations() {
     bool no_reduce_upcast = std::none_of(ua.begin(), ua.end(), [](const UpcastAxis& a) { return a.reduce; });
     if ((shape_offsets_count(full_buf_index) <= 4 || no_reduce_upcast) &&
         (upcasted == 0 || upcast_prod() < 64)) {
-      int64_t s = full_unupcasted_shape().back();
-      if (s <= 32) {
+      const sint last = full_unupcasted_shape().back(); // (a symbolic one is not unrolled)
+      int64_t s = last.is_int() ? int64_t(last) : 0;
+      if (!last.is_int()) {
+      } else if (s <= 32) {
         apply_opt({OptOps::UNROLL, int(full_unupcasted_shape().size()) - 1 - first_reduce(), 0});
         if (first_reduce() < shape_len() - upcasted && s <= 3 && full_unupcasted_shape().back() <= 3)
           apply_opt({OptOps::UNROLL, int(full_unupcasted_shape().size()) - 1 - first_reduce(), 0});
@@ -601,7 +606,7 @@ void Kernel::hand_coded_optimizations() {
 
   // if nothing at all is upcasted and it's easy to, do an upcast
   Shape fu = full_unupcasted_shape();
-  if (upcasted == 0 && !fu.empty() && fu.back() % 4 == 0) {
+  if (upcasted == 0 && !fu.empty() && fu.back().is_int() && fu.back() % 4 == 0) {
     try {
       apply_opt({OptOps::UPCAST, int(fu.size()) - 1, 4});
     } catch (const KernelOptError&) {
@@ -629,7 +634,8 @@ void Kernel::hand_coded_optimizations() {
       if (axis == 0) candidates.push_back(32);
       candidates.insert(candidates.end(), {16, 8, 4, 3, 2});
       for (int64_t x : candidates)
-        if (full_shape()[size_t(axis)] % x == 0 && local_size * x <= 128) {
+        if (full_shape()[size_t(axis)].is_int() && full_shape()[size_t(axis)] % x == 0 &&
+            local_size * x <= 128) {
           to_local.push_back({axis, x});
           break;
         }

@@ -210,3 +210,17 @@ mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once int
     expect_eq "$(npy_eval r$1/e2.npy 'a.tolist()')" "$(npy_eval r$1/e2.npy "[[k * $2] * $1 for k in (1, 2, 3)]")"
   done
 }
+
+@test "decode attention over a variable window (int axes optimized): numpy's result at every length" {
+  need_python
+  compile_lines 'n = Variable("n", 1, 64).bind(37)' 'cache = input("cache", (4, 64, 16))' 'q = input("q", (4, 1, 16))' \
+    'k = cache.shrink((None, (0, n), None))' 'output("o", (q @ k.transpose(1, 2)).softmax(-1) @ k)'
+  make_npy cache.npy 'np.random.default_rng(1).standard_normal((4, 64, 16)).astype(np.float32)'
+  make_npy q.npy 'np.random.default_rng(2).standard_normal((4, 1, 16)).astype(np.float32)'
+  for n in 1 13 64; do
+    run_split tg-run p.bin --var n=$n --in cache=cache.npy --in q=q.npy --out-dir r$n
+    [ "$status" -eq 0 ]
+    want="(lambda k, q: (lambda s: (np.exp(s - s.max(-1, keepdims=True)) / np.exp(s - s.max(-1, keepdims=True)).sum(-1, keepdims=True)) @ k)(q @ k.transpose(0, 2, 1)))(np.load('cache.npy')[:, :$n], np.load('q.npy'))"
+    expect_eq "$(npy_eval r$n/o.npy "np.allclose(a, $want, atol=1e-5, rtol=1e-5)")" True
+  done
+}
