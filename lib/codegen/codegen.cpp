@@ -110,6 +110,8 @@ struct LinearUOps {
 } // namespace
 
 void optimize_kernel(Kernel& k, Optimizer optimizer) {
+  const Shape& full = k.full_shape(); // an empty kernel (a zero-length prompt) has nothing to optimize
+  if (std::any_of(full.begin(), full.end(), [](const sint& d) { return d == 0; })) return;
   // A kernel with symbolic dimensions optimizes its int axes, as tinygrad's does: an opt that
   // would split a symbolic axis reads it as an int, which throws, and then the kernel runs as
   // lowered (its loops' lengths are only known at launch).

@@ -84,6 +84,9 @@ LazyBuffer LazyBuffer::assign(const LazyBuffer& x) const {
             " != x.size=" + std::to_string(x.size()));
   // Assigning again to a tensor that holds an ASSIGN writes the same buffer again.
   LazyBuffer target(lazy_graph().storage(id()));
+  // An empty window writes nothing (tinygrad's ASSIGN of size 0 is a CONST): gpt2's cache
+  // update for a zero-length prompt.
+  if (size() == 0) return target;
   LazyBuffer ret;
   if (st().contiguous() && size() == target.size()) {
     ret = loadop(Op::ASSIGN, target.shape(), dtype(), {}, {x.reshape(target.shape()), target});
