@@ -817,7 +817,10 @@ void register_pipeline(Registry& r) {
                 "output '" + name + "' must be a Tensor, a number or a list, not '" + type_name(a[1]) + "'");
         Value t = a[1].kind == VKind::Tensor ? a[1] : tensor_from_data(a[1], std::nullopt, std::nullopt);
         // The value now, as the oracle's t.numpy() at this call: a later assign() does not change it.
-        Tensor::realize_draws({t.t()});
+        // (numpy() of an empty tensor realizes nothing, so its draws stay unseeded)
+        const Shape& shape = t.t().shape();
+        if (std::none_of(shape.begin(), shape.end(), [](const sint& d) { return d == 0; }))
+          Tensor::realize_draws({t.t()});
         in.outputs.emplace_back(name, t.t().snapshot());
         return Value();
       });
