@@ -27,9 +27,10 @@ enum class NK : uint8_t {
   TupleExpr,
   SliceExpr, // kids: start, stop, step (nullptr = omitted)
   Lambda,
-  ListComp, // kids[0] element; comps
-  DictComp, // kids[0] a (key, value) TupleExpr; comps
-  Starred,  // *kids[0] (in calls and list/tuple displays)
+  ListComp,  // kids[0] element; comps
+  DictComp,  // kids[0] a (key, value) TupleExpr; comps
+  Starred,   // *kids[0] (in calls and list/tuple displays)
+  NamedExpr, // kids[0] := kids[1] (kids[0] a Name)
   // statements
   ExprStmt,
   Assign,    // kids[0..n-2] targets, kids[n-1] value
@@ -43,14 +44,17 @@ enum class NK : uint8_t {
   Pass,
   Break,
   Continue,
-  Assert,  // kids: test [, msg]
-  With,    // kids[0] context expression [, kids[1] `as` target]; body (`with a, b:` nests)
-  Class,   // kids: base expressions (`object` dropped); func: the class body's scope; ref = the name
-  Try,     // body; kids: Except handlers, then a Finally if any; orelse: the else block
-  Except,  // arg_kinds: the exception class names (none: bare `except:`); kids[0] `as` target or
-           // nullptr; body
-  Finally, // body
-  Raise,   // kids[0] the exception (a class or a call of one; none: re-raise)
+  Assert,   // kids: test [, msg]
+  With,     // kids[0] context expression [, kids[1] `as` target]; body (`with a, b:` nests)
+  Class,    // kids: base expressions (`object` dropped); func: the class body's scope; ref = the name
+  Try,      // body; kids: Except handlers, then a Finally if any; orelse: the else block
+  Except,   // arg_kinds: the exception class names (none: bare `except:`); kids[0] `as` target or
+            // nullptr; body
+  Finally,  // body
+  Raise,    // kids[0] the exception (a class or a call of one; none: re-raise)
+  Del,      // kids: the targets (names, subscripts)
+  Global,   // kids: the names (Name nodes)
+  Nonlocal, // kids: the names (Name nodes)
 };
 
 enum class PyOp : uint8_t {

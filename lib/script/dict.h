@@ -17,6 +17,11 @@ struct DictObj : Object {
       if (k == key) return &v;
     return nullptr;
   }
+  bool erase(const std::string& key) { // del d[key]
+    for (auto it = items.begin(); it != items.end(); ++it)
+      if (it->first == key) return items.erase(it), true;
+    return false;
+  }
   void set(const std::string& key, Value v) {
     if (Value* p = find(key))
       *p = std::move(v);

@@ -343,6 +343,11 @@ Interp::Flow Interp::exec_inner(const Node* s) {
     return_value_ = s->kids.empty() ? Value() : eval(s->kids[0].get());
     return Flow::Return;
   case NK::Pass:
+  case NK::Global: // (the resolver placed the names)
+  case NK::Nonlocal:
+    return Flow::Normal;
+  case NK::Del:
+    for (auto& t : s->kids) del(t.get());
     return Flow::Normal;
   case NK::Break:
     return Flow::Break;
@@ -578,6 +583,47 @@ Value Interp::instantiate(const Value& cls_value, CallArgs& args) {
   Value r = call(init, args);
   if (!r.is_none()) raise("TypeError", "__init__() should return None, not '" + type_name(r) + "'");
   return self;
+}
+
+// `del target`: a name becomes unbound (an error if it is not bound), an item or a slice of a
+// list, or a key of a dict, is removed.
+void Interp::del(const Node* t) {
+  if (t->kind == NK::Name) {
+    load(t->ref); // (NameError / UnboundLocalError for a name not bound)
+    Value unbound;
+    unbound.kind = VKind::Unbound;
+    store(t->ref, unbound);
+    return;
+  }
+  if (t->kind == NK::Attr) raise("AttributeError", "tg: deleting an attribute is not supported");
+  Value obj = eval(t->kids[0].get());
+  Value idx = eval(t->kids[1].get());
+  if (obj.kind == VKind::List) {
+    auto& items = obj.items();
+    if (idx.kind == VKind::Slice) {
+      int64_t start, stop, step;
+      slice_indices(idx.as<SliceObj>(), int64_t(items.size()), start, stop, step);
+      std::vector<bool> drop(items.size(), false);
+      for (int64_t k = start; step > 0 ? k < stop : k > stop; k += step) drop[size_t(k)] = true;
+      std::vector<Value> kept;
+      for (size_t k = 0; k < items.size(); ++k)
+        if (!drop[k]) kept.push_back(items[k]);
+      items = std::move(kept);
+      return;
+    }
+    if (!idx.is_intlike())
+      raise("TypeError", "list indices must be integers or slices, not " + type_name(idx));
+    int64_t i = idx.as_int(), n = int64_t(items.size());
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) raise("IndexError", "list assignment index out of range");
+    items.erase(items.begin() + i);
+    return;
+  }
+  if (obj.kind == VKind::Dict) {
+    if (!obj.as<DictObj>().erase(dict_key(idx))) raise("KeyError", repr(idx));
+    return;
+  }
+  raise("TypeError", "'" + type_name(obj) + "' object doesn't support item deletion");
 }
 
 void Interp::assign(const Node* t, const Value& v) {
@@ -920,6 +966,11 @@ Value Interp::eval(const Node* n) {
     return n->value;
   case NK::Name:
     return load(n->ref);
+  case NK::NamedExpr: {
+    Value v = eval(n->kids[1].get());
+    store(n->kids[0]->ref, v);
+    return v;
+  }
   case NK::Attr:
     return get_attr(eval(n->kids[0].get()), n->sym);
   case NK::Subscript: {

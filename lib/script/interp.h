@@ -155,6 +155,7 @@ private:
   void exec_class(const Node* s);
   Value instantiate(const Value& cls, CallArgs& args);
   void assign(const Node* target, const Value& v);
+  void del(const Node* target);
   void aug_assign(const Node* s);
   Value call_function(const FunctionObj& f, CallArgs& args);
   Value call_method_node(const Node* n);

@@ -91,7 +91,7 @@ private:
     if (at_kw("with")) return out.push_back(with_stmt());
     if (at_kw("class")) return out.push_back(class_stmt());
     if (at_kw("try")) return out.push_back(try_stmt());
-    for (const char* w : {"async", "global", "nonlocal", "del", "yield"})
+    for (const char* w : {"async", "yield"})
       if (at_kw(w)) error(std::string("'") + w + "' is not supported in .tg scripts");
     if (at(TK::Indent)) unexpected();
     simple_statements(out);
@@ -124,6 +124,27 @@ private:
         if (accept_kw("from")) test(); // (the cause is not kept)
       }
       return r;
+    }
+    if (accept_kw("del")) { // del a, b[0], c[1:3]
+      auto d = std::make_unique<Node>(NK::Del, line);
+      NodePtr targets = testlist(true);
+      if (targets->kind == NK::TupleExpr)
+        for (auto& k : targets->kids) d->kids.push_back(std::move(k));
+      else
+        d->kids.push_back(std::move(targets));
+      for (auto& k : d->kids)
+        if (k->kind != NK::Name && k->kind != NK::Subscript && k->kind != NK::Attr)
+          error("cannot delete " + std::string(k->kind == NK::Call ? "function call" : "expression"));
+      return d;
+    }
+    for (auto [kw, kind] : {std::pair{"global", NK::Global}, std::pair{"nonlocal", NK::Nonlocal}}) {
+      if (!accept_kw(kw)) continue;
+      auto g = std::make_unique<Node>(kind, line);
+      do {
+        g->kids.push_back(std::make_unique<Node>(NK::Name, line));
+        g->kids.back()->ref.sym = intern(name());
+      } while (accept_op(","));
+      return g;
     }
     if (accept_kw("assert")) {
       auto a = std::make_unique<Node>(NK::Assert, line);
@@ -580,8 +601,17 @@ private:
 
   NodePtr named_test() {
     NodePtr e = test();
-    if (at_op(":=")) error("assignment expressions (:=) are not supported in .tg scripts");
-    return e;
+    if (!at_op(":=")) return e;
+    if (e->kind != NK::Name)
+      error("cannot use assignment expressions with " + std::string(e->kind == NK::Attr ? "attribute"
+                                                                    : e->kind == NK::Subscript
+                                                                        ? "subscript"
+                                                                        : "expression"));
+    auto n = node(NK::NamedExpr);
+    ++i_;
+    n->kids.push_back(std::move(e));
+    n->kids.push_back(test());
+    return n;
   }
 
   NodePtr test() {

@@ -2,6 +2,7 @@
 // is local to that function (a slot in its frame); other names refer to the nearest enclosing
 // function that assigns them, or else to a global.
 #include <unordered_map>
+#include <unordered_set>
 
 #include "script/ast.h"
 
@@ -16,7 +17,9 @@ private:
   struct FuncScope {
     FuncDef* f;
     std::unordered_map<Sym, int> slots;
+    std::unordered_set<Sym> globals, nonlocals; // `global x` / `nonlocal x`: not local here
     int declare(Sym s) {
+      if (globals.count(s) || nonlocals.count(s)) return -1;
       auto [it, fresh] = slots.try_emplace(s, f->nlocals);
       if (fresh) {
         f->local_syms.push_back(s);
@@ -32,9 +35,38 @@ private:
       for (auto& k : t.kids) collect_target(*k, sc);
     if (t.kind == NK::Starred) collect_target(*t.kids[0], sc);
   }
+  // `x := v` in an expression binds x in the function around it (also from a comprehension).
+  static void collect_named(const Node& n, FuncScope& sc) {
+    if (n.kind == NK::Lambda) return;
+    if (n.kind == NK::NamedExpr) collect_target(*n.kids[0], sc);
+    for (auto& k : n.kids)
+      if (k) collect_named(*k, sc);
+    for (auto& c : n.comps) {
+      if (c.iter) collect_named(*c.iter, sc);
+      for (auto& cond : c.conds) collect_named(*cond, sc);
+    }
+  }
+  // The function's `global` and `nonlocal` names, before anything is declared local.
+  static void collect_decls(const std::vector<NodePtr>& body, FuncScope& sc) {
+    for (auto& s : body) {
+      if (s->kind == NK::Global || s->kind == NK::Nonlocal)
+        for (auto& k : s->kids) (s->kind == NK::Global ? sc.globals : sc.nonlocals).insert(k->ref.sym);
+      if (s->kind == NK::Def || s->kind == NK::Class) continue;
+      collect_decls(s->body, sc);
+      collect_decls(s->orelse, sc);
+      if (s->kind == NK::Try)
+        for (auto& h : s->kids) collect_decls(h->body, sc);
+    }
+  }
   static void collect_block(const std::vector<NodePtr>& body, FuncScope& sc) {
     for (auto& s : body) {
+      if (s->kind != NK::Def && s->kind != NK::Class)
+        for (auto& k : s->kids)
+          if (k) collect_named(*k, sc);
       switch (s->kind) {
+      case NK::Del:
+        for (auto& k : s->kids) collect_target(*k, sc);
+        break;
       case NK::Assign:
         for (size_t k = 0; k + 1 < s->kids.size(); ++k) collect_target(*s->kids[k], sc);
         break;
@@ -68,7 +100,8 @@ private:
   void name(NameRef& ref) {
     for (int d = 0; d < int(scopes_.size()); ++d) {
       FuncScope& sc = scopes_[scopes_.size() - 1 - d];
-      if (d > 0 && sc.f->is_class) continue; // a class body's names: only the body itself sees them
+      if (d == 0 && sc.globals.count(ref.sym)) break; // `global x`: the module's x
+      if (d > 0 && sc.f->is_class) continue;          // a class body's names: only the body itself sees them
       auto it = sc.slots.find(ref.sym);
       if (it != sc.slots.end()) {
         ref.scope = d == 0 ? Scope::Local : Scope::Enclosing;
@@ -81,7 +114,8 @@ private:
   }
 
   void function(FuncDef& f) {
-    scopes_.push_back(FuncScope{&f, {}});
+    scopes_.push_back(FuncScope{&f, {}, {}, {}});
+    collect_decls(f.body, scopes_.back());
     for (Sym p : f.params) scopes_.back().declare(p);
     collect_block(f.body, scopes_.back());
     block(f.body);
@@ -120,7 +154,7 @@ private:
       // The first iterable is evaluated in the enclosing scope, the rest in the comprehension's.
       node(n->comps[0].iter.get());
       FuncDef& f = *n->func;
-      scopes_.push_back(FuncScope{&f, {}});
+      scopes_.push_back(FuncScope{&f, {}, {}, {}});
       for (auto& c : n->comps) collect_target(*c.target, scopes_.back());
       for (size_t k = 0; k < n->comps.size(); ++k) {
         node(n->comps[k].target.get());
