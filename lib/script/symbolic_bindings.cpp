@@ -29,16 +29,18 @@ const Expr& variable(const Value& v, const char* what) {
   return sym(v);
 }
 
+// An operand of symbol arithmetic or comparison: a symbol, or an int.
+std::optional<Expr> operand(const Value& v) {
+  if (v.kind == VKind::Symbol) return sym(v);
+  if (v.is_intlike()) return Expr(v.as_int());
+  return std::nullopt;
+}
+
 } // namespace
 
 // Symbol arithmetic: + - * with ints and other symbols, // and % by an int.
 std::optional<Value> symbol_op(PyOp op, const Value& a, const Value& b) {
-  auto as_expr = [](const Value& v) -> std::optional<Expr> {
-    if (v.kind == VKind::Symbol) return sym(v);
-    if (v.is_intlike()) return Expr(v.as_int());
-    return std::nullopt;
-  };
-  auto x = as_expr(a), y = as_expr(b);
+  auto x = operand(a), y = operand(b);
   if (!x || !y) return std::nullopt;
   switch (op) {
   case PyOp::Add:
@@ -60,25 +62,19 @@ std::optional<Value> symbol_op(PyOp op, const Value& a, const Value& b) {
 
 std::optional<bool> symbol_compare(PyOp op, const Value& a, const Value& b) {
   if (a.kind != VKind::Symbol && b.kind != VKind::Symbol) return std::nullopt;
-  auto as_expr = [](const Value& v) -> std::optional<Expr> {
-    if (v.kind == VKind::Symbol) return sym(v);
-    if (v.is_intlike()) return Expr(v.as_int());
-    return std::nullopt;
-  };
-  auto x = as_expr(a), y = as_expr(b);
+  auto x = operand(a), y = operand(b);
   if (!x || !y) return std::nullopt;
-  // LtNode(p, q) is 0 when p == q or p.min >= q.max; a <= b is a < b+1, a > b is -a < -b, and
-  // a >= b is -a < -b+1. Negation swaps the bounds, so the `false` cases read off x and y.
-  bool same = *x == *y;
+  // Node.__le__ is a < b+1, __gt__ is -a < -b (b < a), __ge__ is -a < -b+1 (b < a+1)
+  const sint p(*x), q(*y);
   switch (op) {
   case PyOp::Lt:
-    return !same && !(x->min() >= y->max());
+    return maybe_lt(p, q);
   case PyOp::Le:
-    return !(x->min() >= y->max() + 1);
+    return maybe_lt(p, q + 1);
   case PyOp::Gt:
-    return !same && !(x->max() <= y->min());
+    return maybe_lt(q, p);
   case PyOp::Ge:
-    return !(x->max() + 1 <= y->min());
+    return maybe_lt(q, p + 1);
   default:
     return std::nullopt;
   }
