@@ -914,6 +914,14 @@ private:
         j = e;
       }
       if (j >= text.size() || text[j] != '}') throw PyError("SyntaxError", "f-string: expecting '}'", line);
+      // {expr=}: the expression's text, then its repr (or its format with a spec), as Python 3.8
+      size_t last = expr.find_last_not_of(' ');
+      if (last != std::string::npos && last > 0 && expr[last] == '=' &&
+          std::string("=!<>").find(expr[last - 1]) == std::string::npos) {
+        s += expr;
+        expr.resize(last);
+        if (conv.empty() && spec.empty()) conv = "r";
+      }
       if (expr.find_first_not_of(" ") == std::string::npos)
         throw PyError("SyntaxError", "f-string: empty expression not allowed", line);
       if (!conv.empty() && conv != "r" && conv != "s" && conv != "a")

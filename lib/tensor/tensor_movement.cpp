@@ -212,10 +212,11 @@ Tensor Tensor::repeat(const Shape& repeats) const {
   Shape base(repeats.size() > shape().size() ? repeats.size() - shape().size() : 0, 1);
   base = concat(base, shape());
   Shape new_shape, expand_shape, final_shape;
-  for (int64_t b : base) new_shape.insert(new_shape.end(), {1, b});
-  for (size_t k = 0; k < std::min(base.size(), repeats.size()); ++k) { // zip, as tinygrad's
+  for (const sint& b : base) new_shape.insert(new_shape.end(), {1, b}); // (dims may be symbolic)
+  for (size_t k = 0; k < std::min(base.size(), repeats.size()); ++k) {  // zip, as tinygrad's
     expand_shape.insert(expand_shape.end(), {repeats[k], base[k]});
-    final_shape.push_back(size_mul(repeats[k], base[k]));
+    final_shape.push_back(repeats[k].is_int() && base[k].is_int() ? sint(size_mul(repeats[k], base[k]))
+                                                                  : repeats[k] * base[k]);
   }
   return reshape(new_shape).expand(expand_shape).reshape(final_shape);
 }
