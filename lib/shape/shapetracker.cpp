@@ -52,6 +52,8 @@ Expr upper(const Expr& e, const IdxBounds& b, bool lowest = false) {
     for (const ExprNode* c : e.node()->nodes) parts.push_back(upper(Expr(c), b, lowest));
     return Expr::sum(parts);
   }
+  case ExprKind::Div: // (x // k for an int k > 0 is monotone in x)
+    return upper(Expr(e.node()->a), b, lowest).floordiv(e.node()->b);
   case ExprKind::Mul: {
     const ExprNode* n = e.node();
     if (!n->bn) return upper(Expr(n->a), b, n->b < 0 ? !lowest : lowest) * n->b;
@@ -96,12 +98,23 @@ std::pair<Expr, Expr> split_terms(const Expr& x, const Expr& n) {
   }
   return {Expr::sum(q), Expr::sum(rest)};
 }
+// n = N*k for a symbolic N and an int k (a dim of n*8 after a merge): x = N*q + rest with rest in
+// [0, N) gives x // n = q // k and x % n = (q % k)*N + rest.
+std::optional<std::pair<Expr, Expr>> split_scaled(const Expr& x, const Expr& n, const IdxBounds& bounds) {
+  const ExprNode* m = n.node();
+  if (m->kind != ExprKind::Mul || m->bn || m->b <= 0 || m->a->kind == ExprKind::Num) return std::nullopt;
+  const Expr base(m->a);
+  auto [q, rest] = split_terms(x, base);
+  if (!below(rest, base, bounds) || q.min() < 0) return std::nullopt;
+  return std::make_pair(q.floordiv(m->b), (q % m->b) * base + rest);
+}
 Expr split_div(const Expr& x, const sint& n, const IdxBounds& bounds) {
   if (n.is_int()) return x.floordiv(int64_t(n));
   const Expr nn = n.expr();
   if (x == nn) return Expr(1);
   auto [q, rest] = split_terms(x, nn);
   if (below(rest, nn, bounds)) return q;
+  if (auto s = split_scaled(x, nn, bounds)) return s->first;
   fail("RuntimeError", "not supported: " + x.render() + " // " + n.str());
 }
 Expr split_mod(const Expr& x, const sint& n, const IdxBounds& bounds) {
@@ -110,6 +123,7 @@ Expr split_mod(const Expr& x, const sint& n, const IdxBounds& bounds) {
   if (x == nn) return Expr(0);
   Expr rest = split_terms(x, nn).second;
   if (below(rest, nn, bounds)) return rest;
+  if (auto s = split_scaled(x, nn, bounds)) return s->second;
   fail("RuntimeError", "not supported: " + x.render() + " % " + n.str());
 }
 

@@ -34,7 +34,14 @@ Tensor Tensor::reshape(const Shape& shape_in) const {
   if (c > 1)
     fail("RuntimeError", "only one dimension can be inferred using -1, getting " + py::tuple_repr(new_shape));
   if (c) {
-    int64_t inferred = py::floordiv(-prod(shape()), prod(new_shape));
+    Shape others;
+    for (const sint& s : new_shape)
+      if (!(s == -1)) others.push_back(s);
+    sint inferred;
+    if (!all_int(shape()) && all_int(others) && prod(others) > 0) // a variable batch: (n*192)//3 = n*64
+      inferred = sint(sym_prod(shape()).expr().floordiv(prod(others)));
+    else
+      inferred = py::floordiv(-prod(shape()), prod(new_shape));
     for (sint& s : new_shape)
       if (s == -1) s = inferred;
   }
@@ -104,17 +111,21 @@ Tensor Tensor::pad_symbolic(const SymbolicPadding& arg, const Scalar& value) con
 }
 
 Tensor slice_pad(const Tensor& t, const std::vector<std::optional<Pair>>& arg, const Scalar& value) {
-  Padding padding, shrink;
+  // (a dim it leaves alone, None, may be symbolic: pad2d of a variable batch)
+  SymbolicPadding padding, shrink;
   for (size_t k = 0; k < arg.size() && k < t.shape().size(); ++k) {
+    if (!arg[k]) {
+      padding.push_back(std::pair<sint, sint>{0, 0});
+      shrink.push_back(std::pair<sint, sint>{0, t.shape()[k]});
+      continue;
+    }
     int64_t s = t.shape()[k];
-    auto [l, r] = arg[k] ? *arg[k] : Pair{0, s};
-    padding.push_back(Pair{std::max<int64_t>(0, -l), std::max<int64_t>(0, r - s)});
+    auto [l, r] = *arg[k];
+    int64_t before = std::max<int64_t>(0, -l), after = std::max<int64_t>(0, r - s);
+    padding.push_back(std::pair<sint, sint>{before, after});
+    shrink.push_back(std::pair<sint, sint>{l + before, r + before});
   }
-  for (size_t k = 0; k < padding.size(); ++k) {
-    auto [l, r] = arg[k] ? *arg[k] : Pair{0, t.shape()[k]};
-    shrink.push_back(Pair{l + padding[k]->first, r + padding[k]->first});
-  }
-  return t.pad(padding, value).shrink(shrink);
+  return t.pad_symbolic(padding, value).shrink_symbolic(shrink);
 }
 
 Tensor Tensor::pad2d(const std::vector<int64_t>& padding, double value) const {
@@ -131,7 +142,7 @@ Tensor Tensor::pad2d(const std::vector<int64_t>& padding, const Scalar& value) c
   std::vector<std::optional<Pair>> arg;
   // self.shape[:-(len(padding)//2)]: with no pairs Python's [:-0] keeps nothing
   size_t keep = pairs == 0 ? 0 : (shape().size() > pairs ? shape().size() - pairs : 0);
-  for (size_t k = 0; k < keep; ++k) arg.push_back(Pair{0, shape()[k]});
+  for (size_t k = 0; k < keep; ++k) arg.push_back(std::nullopt); // (0, s): kept whole, maybe symbolic
   arg.insert(arg.end(), slc.begin(), slc.end());
   return slice_pad(*this, arg, value);
 }
