@@ -136,6 +136,10 @@ TEST(SymbolicView, a_view_over_a_symbolic_view_splits_by_tinygrads_node_rules) {
   ShapeTracker terms{{View::create({4, sint(I)}),
                       View::create({4, sint(I)}, Shape{sint(I), 1}, 0, Mask{{0, 4}, {0, sint(I)}})}};
   EXPECT_EQ(terms.expr_idxs().first.render(), "((idx0*i)+idx1)");
+  // a transposed view over a run of i*8: the index stays below it (std over a variable batch needs
+  // the split by i, then by 8, which symbolic_batch_ops checks)
+  ShapeTracker scaled{{View::create({sint(I) * 8}), View::create({8, sint(I)}, Shape{1, 8})}};
+  EXPECT_EQ(scaled.expr_idxs().first.render(), "((idx1*8)+idx0)");
   // where the index may reach the symbolic dimension, tinygrad's error
   ShapeTracker wide{{st.views[0], View::create({12, 4})}};
   EXPECT_THROW(wide.expr_idxs(), Error);
