@@ -28,10 +28,20 @@ IdxEnds default_ends(const Shape& shape, const std::vector<Expr>& idxs) {
 }
 
 // What bounds an index: the loops' symbolic ends, and which variables are loop indices (the rest
-// are the program's variables, which are their own bound).
+// are the program's variables, which are their own bound). The indices' variables are gathered
+// only when a split by a symbolic dimension asks: expr_idxs is on the linearizer's hot path.
 struct IdxBounds {
   const IdxEnds& ends;
-  std::vector<Expr> index_vars;
+  const std::vector<Expr>& idxs;
+  mutable std::optional<std::vector<Expr>> index_vars;
+  bool is_index(const Expr& v) const {
+    if (!index_vars) {
+      index_vars.emplace();
+      for (const Expr& e : idxs)
+        for (const Expr& x : e.vars()) index_vars->push_back(x);
+    }
+    return std::find(index_vars->begin(), index_vars->end(), v) != index_vars->end();
+  }
 };
 
 // An upper bound of e at every value (the lowest with `lowest`): an index looping over a
@@ -44,8 +54,7 @@ Expr upper(const Expr& e, const IdxBounds& b, bool lowest = false) {
   case ExprKind::Var:
     for (const auto& [v, end] : b.ends)
       if (v == e.node()) return lowest ? Expr(e.min()) : end - Expr(1);
-    if (std::find(b.index_vars.begin(), b.index_vars.end(), e) != b.index_vars.end())
-      return Expr(lowest ? e.min() : e.max());
+    if (b.is_index(e)) return Expr(lowest ? e.min() : e.max());
     return e;
   case ExprKind::Sum: {
     std::vector<Expr> parts;
@@ -233,9 +242,7 @@ std::pair<Expr, Expr> ShapeTracker::expr_idxs(std::optional<std::vector<Expr>> i
                                               const IdxEnds& ends) const {
   std::vector<Expr> current = idxs ? *idxs : default_idxs(shape());
   const IdxEnds own = idxs ? IdxEnds{} : default_ends(shape(), current);
-  IdxBounds bounds{idxs ? ends : own, {}};
-  for (const Expr& e : current)
-    for (const Expr& v : e.vars()) bounds.index_vars.push_back(v);
+  const IdxBounds bounds{idxs ? ends : own, current, std::nullopt};
   auto [idx, valid] = expr_view(views.back(), current, std::nullopt);
   for (size_t k = views.size() - 1; k-- > 0;) {
     if (valid.max() == 0) return {Expr(int64_t{-1}), valid};
