@@ -20,6 +20,12 @@ Shape concat(Shape a, const Shape& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }
+SymbolicPadding symbolic(const Padding& arg) {
+  SymbolicPadding sym;
+  for (const auto& p : arg)
+    sym.push_back(p ? std::optional(std::pair<sint, sint>(p->first, p->second)) : std::nullopt);
+  return sym;
+}
 
 } // namespace
 
@@ -75,12 +81,7 @@ Tensor Tensor::flip(const std::vector<int>& axis) const {
   return apply<fn::Flip>({*this}, axis_arg);
 }
 
-Tensor Tensor::shrink(const Padding& arg) const {
-  SymbolicPadding sym;
-  for (const auto& p : arg)
-    sym.push_back(p ? std::optional(std::pair<sint, sint>(p->first, p->second)) : std::nullopt);
-  return shrink_symbolic(sym);
-}
+Tensor Tensor::shrink(const Padding& arg) const { return shrink_symbolic(symbolic(arg)); }
 Tensor Tensor::shrink_symbolic(const SymbolicPadding& arg) const {
   size_t n = std::min(arg.size(), shape().size());
   bool noop = true;
@@ -95,10 +96,7 @@ Tensor Tensor::shrink_symbolic(const SymbolicPadding& arg) const {
 
 Tensor Tensor::pad(const Padding& arg, double value) const { return pad(arg, Scalar::of_float(value)); }
 Tensor Tensor::pad(const Padding& arg, const Scalar& value) const {
-  SymbolicPadding sym;
-  for (const auto& p : arg)
-    sym.push_back(p ? std::optional(std::pair<sint, sint>(p->first, p->second)) : std::nullopt);
-  return pad_symbolic(sym, value);
+  return pad_symbolic(symbolic(arg), value);
 }
 Tensor Tensor::pad_symbolic(const SymbolicPadding& arg, const Scalar& value) const {
   auto zero = [](const auto& x) { return !x || (x->first == 0 && x->second == 0); };
