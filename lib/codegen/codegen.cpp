@@ -115,7 +115,7 @@ void optimize_kernel(Kernel& k, Optimizer optimizer) {
   // A kernel with symbolic dimensions optimizes its int axes, as tinygrad's does: an opt that
   // would split a symbolic axis reads it as an int, which throws, and then the kernel runs as
   // lowered (its loops' lengths are only known at launch).
-  if (!all_int(k.full_shape())) {
+  if (!all_int(full)) {
     const Kernel plain = k;
     try {
       if (optimizer == Optimizer::Tinygrad) k.hand_coded_optimizations();

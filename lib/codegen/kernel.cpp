@@ -589,16 +589,15 @@ void Kernel::hand_coded_optimizations() {
   if (first_reduce() < shape_len() - upcasted) {
     auto ua = upcasted_axis(full_buf_index);
     bool no_reduce_upcast = std::none_of(ua.begin(), ua.end(), [](const UpcastAxis& a) { return a.reduce; });
+    const sint last = full_unupcasted_shape().back(); // (a symbolic one is not unrolled)
     if ((shape_offsets_count(full_buf_index) <= 4 || no_reduce_upcast) &&
-        (upcasted == 0 || upcast_prod() < 64)) {
-      const sint last = full_unupcasted_shape().back(); // (a symbolic one is not unrolled)
-      int64_t s = last.is_int() ? int64_t(last) : 0;
-      if (!last.is_int()) {
-      } else if (s <= 32) {
+        (upcasted == 0 || upcast_prod() < 64) && last.is_int()) {
+      int64_t s = last;
+      if (s <= 32) {
         apply_opt({OptOps::UNROLL, int(full_unupcasted_shape().size()) - 1 - first_reduce(), 0});
         if (first_reduce() < shape_len() - upcasted && s <= 3 && full_unupcasted_shape().back() <= 3)
           apply_opt({OptOps::UNROLL, int(full_unupcasted_shape().size()) - 1 - first_reduce(), 0});
-      } else if (full_unupcasted_shape().back() % 4 == 0) {
+      } else if (s % 4 == 0) {
         apply_opt({OptOps::UNROLL, int(full_unupcasted_shape().size()) - 1 - first_reduce(), 4});
       }
     }
