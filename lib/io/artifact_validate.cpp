@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "codegen/kernel_interface.h"
 #include "codegen/renderer.h"
 #include "io/artifact.h"
 #include "util/error.h"
@@ -194,11 +195,39 @@ template <class K> void check_init_first(const std::vector<K>& kernels, const Ch
   }
 }
 
+// The dtype rules of an elementwise op, as lazy/ builds them and the renderers assume: sources
+// agree with the result, compares give bool, WHERE selects by a bool, casts give their argument,
+// and integer-only operators (%, //, bit ops) never see a float (C refuses them). An empty
+// string when the op is well typed.
+std::string elementwise_dtype_error(Op op, DType out, const std::vector<DType>& srcs, const DType* cast_to) {
+  auto name = [](DType d) { return std::string(py_name(d)); };
+  if (op == Op::CAST || op == Op::BITCAST) {
+    if (cast_to && *cast_to != out) return "casts to " + name(*cast_to) + " but has dtype " + name(out);
+    if (op == Op::BITCAST && itemsize(srcs[0]) != itemsize(out))
+      return "bitcasts " + name(srcs[0]) + " to " + name(out) + ", of another size";
+    return {};
+  }
+  size_t first = 0;
+  if (op == Op::WHERE) {
+    if (srcs[0] != DType::Bool) return "selects by a " + name(srcs[0]) + " condition, not a bool";
+    first = 1;
+  }
+  bool compare = op == Op::CMPLT || op == Op::CMPNE;
+  if (compare && out != DType::Bool) return "compares into " + name(out) + ", not bool";
+  DType operand = compare ? srcs[0] : out;
+  for (size_t i = first; i < srcs.size(); ++i)
+    if (srcs[i] != operand)
+      return "has a " + name(srcs[i]) + " source where its operands are " + name(operand);
+  bool int_only = op == Op::MOD || op == Op::IDIV || op == Op::XOR || op == Op::SHL || op == Op::SHR;
+  if (int_only && is_float(operand)) return "needs int or bool operands, has " + name(operand);
+  return {};
+}
+
 // Walks a kernel's LazyOp DAG once per node; returns each node's shape.
 class AstChecker {
 public:
-  AstChecker(const Checker& check, std::string where, const std::vector<int64_t>& buffer_sizes)
-      : check_(check), where_(std::move(where)), buffer_sizes_(buffer_sizes) {}
+  AstChecker(const Checker& check, std::string where, const std::vector<const BufferInfo*>& buffers)
+      : check_(check), where_(std::move(where)), buffers_(buffers) {}
 
   const Shape& visit(const LazyOp* op) {
     if (auto it = shapes_.find(op); it != shapes_.end()) return it->second;
@@ -215,21 +244,37 @@ public:
       check_(s != nullptr, where, "null source");
       srcs.push_back(&visit(s.get()));
     }
+    // the op's dtype as LazyOp::dtype() gives it, from the sources' memoized dtypes
+    DType dtype = op->src.empty() ? kDefaultFloat : dtypes_.at(op->src.back().get());
+    if (auto* mb = std::get_if<MemBuffer>(&op->arg)) dtype = mb->dtype;
+    if (auto* cb = std::get_if<ConstBuffer>(&op->arg)) dtype = cb->dtype;
+    if (auto* dt = std::get_if<DType>(&op->arg); dt && (op->op == Op::CAST || op->op == Op::BITCAST)) dtype = *dt;
+    if (op->op == Op::CMPLT || op->op == Op::CMPNE) dtype = DType::Bool;
     Shape shape;
     if (op->op == Op::LOAD || op->op == Op::STORE) {
       const MemBuffer* mb = std::get_if<MemBuffer>(&op->arg);
       check_(mb != nullptr, where, "needs a buffer argument");
-      check_(mb->idx >= 0 && size_t(mb->idx) < buffer_sizes_.size(), where, [&] {
+      check_(mb->idx >= 0 && size_t(mb->idx) < buffers_.size(), where, [&] {
         return "buffer index " + std::to_string(mb->idx) + " out of range for " +
-               std::to_string(buffer_sizes_.size()) + " kernel buffers";
+               std::to_string(buffers_.size()) + " kernel buffers";
+      });
+      const BufferInfo& buffer = *buffers_[size_t(mb->idx)];
+      check_(mb->dtype == buffer.dtype, where, [&] {
+        return "reads buffer " + std::to_string(mb->idx) + " as " + std::string(py_name(mb->dtype)) +
+               ", which holds " + std::string(py_name(buffer.dtype));
       });
       check_st(mb->st, check_, where);
-      check_st_in_buffer(mb->st, buffer_sizes_[mb->idx], check_, where);
+      check_st_in_buffer(mb->st, buffer.size, check_, where);
       shape = mb->st.shape();
-      if (op->op == Op::STORE)
+      used_.insert(mb->idx);
+      if (op->op == Op::STORE) {
         check_(*srcs[0] == shape, where, [&] {
           return "stores a value of shape " + str(*srcs[0]) + " through a view of shape " + str(shape);
         });
+        check_store_view(mb->st, where);
+        check_(stored_.insert(mb->idx).second, where,
+               [&] { return "stores into buffer " + std::to_string(mb->idx) + " twice"; });
+      }
     } else if (op->op == Op::CONST) {
       const ConstBuffer* cb = std::get_if<ConstBuffer>(&op->arg);
       check_(cb != nullptr, where, "needs a const argument");
@@ -246,17 +291,64 @@ public:
         check_(*s == *srcs[0], where,
                [&] { return "sources have different shapes " + str(*srcs[0]) + " and " + str(*s); });
       shape = *srcs[0];
-    } else if (!srcs.empty()) {
+      // (dtypes from the memo: LazyOp::dtype() recurses, quadratic over a long chain)
+      std::vector<DType> src_dtypes;
+      for (const LazyOpPtr& s : op->src) src_dtypes.push_back(dtypes_.at(s.get()));
+      const DType* cast_to = std::get_if<DType>(&op->arg);
+      check_(op->op != Op::CAST && op->op != Op::BITCAST ? std::holds_alternative<std::monostate>(op->arg)
+                                                         : cast_to && int(*cast_to) < kNumDTypes,
+             where, op->op == Op::CAST || op->op == Op::BITCAST ? "needs a dtype argument" : "takes no argument");
+      std::string bad = elementwise_dtype_error(op->op, dtype, src_dtypes, cast_to);
+      check_(bad.empty(), where, [&] { return bad; });
+    } else {
+      check_(false, where, "is not a kernel op");
       shape = *srcs[0];
     }
+    dtypes_.emplace(op, dtype);
     return shapes_.emplace(op, std::move(shape)).first->second;
   }
 
+  // After every root: each of the kernel's buffers is read or written (the renderer gives the
+  // kernel a parameter per buffer it uses, and the launcher passes every listed buffer).
+  void check_all_buffers_used() const {
+    for (size_t i = 0; i < buffers_.size(); ++i)
+      check_(used_.count(int(i)) != 0, where_, [&] {
+        return "lists buffer " + std::to_string(buffers_[i]->id) + " (index " + std::to_string(i) +
+               "), which no LOAD or STORE uses";
+      });
+  }
+
 private:
+  // A STORE writes each element of its view once: a stride-0 or overlapping dimension would
+  // write one element from several iterations (which the linearizer cannot lower), and a
+  // masked store leaves a gap tinygrad's scheduler never makes.
+  void check_store_view(const ShapeTracker& st, const std::string& where) const {
+    check_(st.views.size() == 1, where, "stores through a view of a view");
+    const View& v = st.views.front();
+    check_(!v.mask, where, "stores through a masked view");
+    std::vector<std::pair<int64_t, int64_t>> dims; // (|stride|, size) of dims larger than 1
+    for (size_t d = 0; d < v.shape.size(); ++d) {
+      if (!v.shape[d].is_int() || !v.strides[d].is_int()) return; // symbolic: checked at run time
+      int64_t size = v.shape[d], stride = v.strides[d];
+      if (size <= 1) continue;
+      check_(stride != 0, where, [&] {
+        return "stores through stride 0 on dimension " + std::to_string(d) + " of size " + std::to_string(size) +
+               ": one element would be written " + std::to_string(size) + " times";
+      });
+      dims.emplace_back(stride < 0 ? -stride : stride, size);
+    }
+    std::sort(dims.begin(), dims.end());
+    for (size_t i = 1; i < dims.size(); ++i)
+      check_(dims[i].first >= dims[i - 1].first * dims[i - 1].second, where,
+             "stores through a view whose dimensions overlap");
+  }
+
   const Checker& check_;
   std::string where_;
-  const std::vector<int64_t>& buffer_sizes_;
+  const std::vector<const BufferInfo*>& buffers_;
   std::unordered_map<const LazyOp*, Shape> shapes_;
+  std::unordered_map<const LazyOp*, DType> dtypes_;
+  std::set<int> used_, stored_;
 };
 
 // A random-fill kernel's buffers: the output (its dtype and size), then an optional seed buffer
@@ -274,6 +366,131 @@ void check_custom_buffers(const std::vector<int>& bufs, DType dtype, int64_t siz
       check(b.dtype == dtype && b.size == size, where, "its output buffer does not match its dtype and size");
     else
       check(b.dtype == DType::Int64 && b.size >= 1, where, "its seed buffer must hold an int64");
+  }
+}
+
+// The argument kinds a lazy node may hold, as bits of LazyArg's alternatives.
+enum ArgBits : unsigned {
+  kNoArg = 1u << 0,
+  kScalarArg = 1u << 1,
+  kDTypeArg = 1u << 2,
+  kAxesArg = 1u << 3,
+  kViewArg = 1u << 4,
+};
+static_assert(std::variant_size_v<LazyArg> == 5, "a new LazyArg alternative needs an ArgBits entry");
+
+// What a graph node of each op holds, as lazy/ builds it: how many sources and which argument.
+// Every stage after the reader indexes sources and reads arguments by these rules.
+struct GraphNodeSpec {
+  int min_srcs, max_srcs;
+  unsigned args;
+};
+
+GraphNodeSpec graph_node_spec(Op op) {
+  switch (op) {
+  case Op::CAST:
+  case Op::BITCAST:
+    return {1, 1, kDTypeArg};
+  case Op::LOAD_CONST: // a constant, or a constant of a variable: no sources
+    return {0, 0, kScalarArg};
+  case Op::EMPTY: // an input (no arg) or a state (its serial number)
+    return {0, 0, kNoArg | kScalarArg};
+  case Op::COPY: // from the host: the node's data
+    return {0, 0, kNoArg};
+  case Op::CONTIGUOUS:
+    return {1, 1, kNoArg};
+  case Op::CUSTOM: // a random fill: its seed, and at most a seed buffer
+    return {0, 1, kScalarArg};
+  case Op::ASSIGN: // the value and the buffer it writes; a part of it as a view
+    return {2, 2, kNoArg | kViewArg};
+  case Op::VIEW: // a detached view holds true
+    return {1, 1, kNoArg | kScalarArg};
+  case Op::LOAD:
+  case Op::CONST:
+  case Op::STORE: // kernel AST ops, never lazy nodes
+    return {-1, -1, 0};
+  default:
+    break;
+  }
+  if (is_reduce(op)) return {1, 1, kAxesArg};
+  int n = arity(op);
+  return {n, n, kNoArg};
+}
+
+void check_graph_node_shape(const LazyNode& n, const Checker& check, const std::string& where) {
+  GraphNodeSpec spec = graph_node_spec(n.op);
+  check(spec.min_srcs >= 0, where, "is a kernel op, not a graph node");
+  int srcs = int(n.srcs.size());
+  check(srcs >= spec.min_srcs && srcs <= spec.max_srcs, where, [&] {
+    std::string want = std::to_string(spec.min_srcs);
+    if (spec.max_srcs != spec.min_srcs) want += " to " + std::to_string(spec.max_srcs);
+    return "needs " + want + (spec.max_srcs == 1 ? " source" : " sources") + ", has " + std::to_string(srcs);
+  });
+  check((spec.args >> n.arg.index()) & 1u, where, [&] {
+    static const char* const kinds[] = {"no argument", "a constant", "a dtype", "reduce axes", "a view"};
+    std::string want;
+    for (size_t i = 0; i < std::size(kinds); ++i)
+      if ((spec.args >> i) & 1u) want += std::string(want.empty() ? "" : " or ") + kinds[i];
+    return "needs " + want + ", has " + kinds[n.arg.index()];
+  });
+  if (const DType* dt = std::get_if<DType>(&n.arg))
+    check(int(*dt) < kNumDTypes, where, "bad dtype argument");
+}
+
+// The kernel's source against the program's record of it: one buffer parameter per listed
+// buffer, one int per variable, and on a grid the sizes the source was rendered for (a larger
+// grid would index past every buffer; GPU kernels carry no bounds of their own).
+void check_kernel_interface(const ProgramKernel& kernel, const Checker& check, const std::string& where) {
+  if (!kernel.custom.empty()) return;
+  std::string why;
+  std::optional<KernelInterface> in = kernel_interface(kernel.src, kernel.name, why);
+  check(in.has_value(), where, [&] { return why; });
+  check(in->buffer_written.size() == kernel.bufs.size() && size_t(in->ints) == kernel.vars.size(), where, [&] {
+    return "its source takes " + std::to_string(in->buffer_written.size()) + " buffers and " +
+           std::to_string(in->ints) + " ints, the program passes " + std::to_string(kernel.bufs.size()) +
+           " buffers and " + std::to_string(kernel.vars.size()) + " variables";
+  });
+  if (!in->groups && !in->local) return;
+  std::array<int64_t, 3> ones{1, 1, 1};
+  std::array<int64_t, 3> groups = in->groups.value_or(ones), local = in->local.value_or(ones);
+  for (size_t d = 0; d < 3; ++d) {
+    bool symbolic = d < kernel.global_size.size() && !kernel.global_size[d].is_int();
+    int64_t g = d < kernel.global_size.size() && !symbolic ? int64_t(kernel.global_size[d]) : 1;
+    int64_t l = d < kernel.local_size.size() ? kernel.local_size[d] : 1;
+    check(symbolic || g == groups[d], where, [&] {
+      return "global_size " + str(kernel.global_size) + " is not the grid its source was rendered for (" +
+             std::to_string(groups[d]) + " groups on axis " + std::to_string(d) + ")";
+    });
+    check(l == local[d], where, [&] {
+      return "local_size " + str(kernel.local_size) + " is not the work-group its source was rendered for (" +
+             std::to_string(local[d]) + " on axis " + std::to_string(d) + ")";
+    });
+  }
+}
+
+// Kernels run in order: an intermediate buffer is written by one kernel before another reads
+// it. A program with kernels dropped or reordered fails this instead of reading zeros.
+void check_written_before_read(const Program& p, const std::unordered_map<int, const BufferInfo*>& by_id,
+                               const Checker& check) {
+  std::unordered_set<int> written;
+  for (size_t k = 0; k < p.kernels.size(); ++k) {
+    const ProgramKernel& kernel = p.kernels[k];
+    std::vector<bool> writes(kernel.bufs.size(), false);
+    if (!kernel.custom.empty()) {
+      writes[0] = true;
+    } else {
+      std::string why;
+      writes = kernel_interface(kernel.src, kernel.name, why)->buffer_written; // checked above
+    }
+    for (size_t i = 0; i < kernel.bufs.size(); ++i) {
+      int id = kernel.bufs[i];
+      if (!writes[i] && by_id.at(id)->role == BufferRole::Intermediate)
+        check(written.count(id) != 0, "kernel " + std::to_string(k) + " '" + kernel.name + "'", [&] {
+          return "reads buffer " + std::to_string(id) + " before any kernel writes it (a kernel dropped or moved?)";
+        });
+    }
+    for (size_t i = 0; i < kernel.bufs.size(); ++i)
+      if (writes[i]) written.insert(kernel.bufs[i]);
   }
 }
 
@@ -304,11 +521,7 @@ void validate_graph(const Graph& g) {
     int64_t size = checked_size(n.shape, check, where);
     for (NodeId s : n.srcs)
       check(s < i, where, [&] { return "source " + std::to_string(s) + " is not an earlier node"; });
-    int want = arity(n.op);
-    if (want >= 0)
-      check(int(n.srcs.size()) == want, where, [&] {
-        return "needs " + std::to_string(want) + " sources, has " + std::to_string(n.srcs.size());
-      });
+    check_graph_node_shape(n, check, where);
     check_st(n.st, check, where);
     check(n.st.shape() == n.shape, where,
           [&] { return "view shape " + str(n.st.shape()) + " differs from node shape " + str(n.shape); });
@@ -317,12 +530,18 @@ void validate_graph(const Graph& g) {
       for (const sint& d : g.nodes[n.srcs[0]].shape) base_size *= dim_at(d, check, where);
       check_st_in_buffer(n.st, base_size, check, where);
     }
-    if (is_elementwise(n.op))
-      for (NodeId s : n.srcs)
+    if (is_elementwise(n.op)) {
+      std::vector<DType> src_dtypes;
+      for (NodeId s : n.srcs) {
         check(g.nodes[s].shape == n.shape, where, [&] {
           return "source " + std::to_string(s) + " has shape " + str(g.nodes[s].shape) + ", expected " +
                  str(n.shape);
         });
+        src_dtypes.push_back(g.nodes[s].dtype);
+      }
+      std::string bad = elementwise_dtype_error(n.op, n.dtype, src_dtypes, std::get_if<DType>(&n.arg));
+      check(bad.empty(), where, [&] { return bad; });
+    }
     if (n.op == Op::CUSTOM) {
       // custom_random: its seed in the arg, plus the value of a one-element int64 seed buffer
       // when it has a source.
@@ -406,25 +625,29 @@ void validate_schedule(const Schedule& s) {
     const ScheduleKernel& kernel = s.kernels[k];
     std::string where = "kernel " + std::to_string(k);
     check(!kernel.ast.empty(), where, "empty ast");
-    std::vector<int64_t> sizes;
+    std::vector<const BufferInfo*> buffers;
     for (int id : kernel.bufs) {
       auto it = by_id.find(id);
       check(it != by_id.end(), where, [&] { return "buffer " + std::to_string(id) + " does not exist"; });
-      sizes.push_back(it->second->size);
+      buffers.push_back(it->second);
     }
     if (!kernel.ast.empty() && kernel.ast[0] && kernel.ast[0]->op == Op::CUSTOM) {
       const LazyOp& root = *kernel.ast[0];
       const ConstBuffer* cb = std::get_if<ConstBuffer>(&root.arg);
       check(kernel.ast.size() == 1 && root.src.empty() && cb && cb->val.kind == Scalar::Kind::Int, where,
             "a CUSTOM kernel is one CUSTOM op with an int seed");
+      check_st(cb->st, check, where);
+      check(int(cb->dtype) < kNumDTypes, where, "bad dtype");
       check_custom_buffers(kernel.bufs, cb->dtype, prod(cb->st.shape()), by_id, check, where);
       continue;
     }
-    AstChecker ast(check, where, sizes);
+    AstChecker ast(check, where, buffers);
     for (const LazyOpPtr& root : kernel.ast) {
       check(root != nullptr, where, "null ast root");
+      check(root->op == Op::STORE, where, "an ast root that is not a STORE");
       ast.visit(root.get());
     }
+    ast.check_all_buffers_used();
   }
 }
 
@@ -435,6 +658,7 @@ void validate_program(const Program& p) {
   std::unordered_map<int, const BufferInfo*> by_id;
   check_buffers(p.buffers, p.inputs, p.outputs, p.states, check, by_id);
   check_init_first(p.kernels, check);
+  std::set<std::string> names;
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const ProgramKernel& kernel = p.kernels[k];
     std::string where = "kernel " + std::to_string(k) + " '" + kernel.name + "'";
@@ -472,6 +696,8 @@ void validate_program(const Program& p) {
                 std::any_of(p.vars.begin(), p.vars.end(), [&](const VarBinding& b) { return b.name == v; }),
             where, [&] { return "variable '" + v + "' is not in the program's vars"; });
     }
+    check(names.insert(kernel.name).second, where, "a second kernel of this name");
+    check_kernel_interface(kernel, check, where);
     Shape local = shape_from_ints(kernel.local_size);
     for (const Shape* dims :
          {static_cast<const Shape*>(&kernel.global_size), static_cast<const Shape*>(&local)}) {
@@ -487,6 +713,7 @@ void validate_program(const Program& p) {
       }
     }
   }
+  check_written_before_read(p, by_id, check);
 }
 
 } // namespace tg

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "io/file.h"
+#include "runtime/compile_cache.h"
 #include "util/error.h"
+#include "util/warn.h"
 
 #ifndef TG_VERSION
 #error "TG_VERSION must be defined (CMake sets it from the project version)"
@@ -63,6 +65,27 @@ void install_fault_handler() {
   sa.sa_flags = SA_ONSTACK;
   ::sigaction(SIGSEGV, &sa, nullptr);
   ::sigaction(SIGBUS, &sa, nullptr);
+}
+
+// A tool stopped by SIGTERM, SIGINT or SIGHUP (a timeout, Ctrl-C, a closed terminal) first
+// removes the temporary files it was writing (cache entries, outputs), then dies of the signal
+// as it would have: no partial file survives it.
+void on_termination(int sig) {
+  remove_temps_in_flight();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void install_termination_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_termination;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    struct sigaction old {};
+    // a signal the parent ignores (nohup, a background job's SIGINT) stays ignored
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    ::sigaction(sig, &sa, nullptr);
+  }
 }
 
 struct BodyCall {
@@ -133,7 +156,9 @@ int run_tool(const char* tool, CLI::App& app, int argc, char** argv, const std::
     return 2;
   }
   g_tool = tool;
+  set_tool_name(tool);
   install_fault_handler();
+  install_termination_handlers();
   BodyCall call{&body, run_guarded, tool};
   pthread_attr_t attr;
   pthread_t thread;

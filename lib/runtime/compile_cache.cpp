@@ -1,15 +1,19 @@
 #include "runtime/compile_cache.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <sstream>
 #include <unistd.h>
 
 #include "runtime/sha256.h"
 #include "util/error.h"
+#include "util/warn.h"
 
 namespace tg {
 
@@ -39,10 +43,44 @@ std::string CompileCache::key(std::string_view command, std::string_view source)
 
 fs::path CompileCache::path_for(const std::string& key) const { return dir_ / (key + ext_); }
 
+namespace {
+
+// Each entry has a record beside it, "<entry>.sum": its size and SHA-256 when it was written.
+// A damaged entry (truncated by a full disk, overwritten, bit rot) would crash dlopen or the
+// loader on every later run; checked against its record it is rebuilt instead.
+fs::path record_path(const fs::path& entry) { return fs::path(entry.string() + ".sum"); }
+
+std::optional<std::string> read_small_file(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::ostringstream out;
+  out << f.rdbuf();
+  if (!f && !f.eof()) return std::nullopt;
+  return out.str();
+}
+
+std::string content_record(const fs::path& entry) {
+  auto bytes = read_small_file(entry);
+  if (!bytes) return {};
+  return std::to_string(bytes->size()) + " " + sha256_hex(*bytes) + "\n";
+}
+
+} // namespace
+
 std::optional<fs::path> CompileCache::lookup(const std::string& key) const {
   fs::path p = path_for(key);
   std::error_code ec;
-  if (fs::is_regular_file(p, ec) && fs::file_size(p, ec) > 0) return p;
+  if (!fs::is_regular_file(p, ec)) return std::nullopt;
+  std::optional<std::string> record = read_small_file(record_path(p));
+  std::string actual = content_record(p);
+  if (record && !actual.empty() && *record == actual) return p;
+  // An entry without a record was written by an older tg or by a run killed between the two
+  // renames: rebuilt silently. One whose record disagrees was damaged after it was written.
+  if (record)
+    warn("compile cache entry " + p.string() + " is damaged (its size or content changed since it was "
+         "written); rebuilding it");
+  fs::remove(p, ec);
+  fs::remove(record_path(p), ec);
   return std::nullopt;
 }
 
@@ -69,20 +107,56 @@ void sweep_stale_temps(const fs::path& dir) {
 
 } // namespace
 
+namespace {
+// The temporaries this process made, for remove_temps_in_flight() to unlink from a signal
+// handler: fixed slots of plain chars, since a handler may not allocate or lock. A slot is
+// reused round-robin; a path already renamed into place unlinks as ENOENT, harmlessly (names
+// hold the PID and a counter, so no other file has one).
+constexpr size_t kTempSlots = 128, kTempPathMax = 1024;
+char g_temps[kTempSlots][kTempPathMax];
+std::atomic<uint64_t> g_temp_count{0};
+
+void remember_temp(const fs::path& p) {
+  const std::string& s = p.native();
+  if (s.size() >= kTempPathMax) return;
+  char* slot = g_temps[g_temp_count.fetch_add(1) % kTempSlots];
+  slot[0] = '\0';
+  std::memcpy(slot + 1, s.c_str() + 1, s.size()); // the first byte last: never half a path
+  slot[0] = s[0];
+}
+} // namespace
+
+void remove_temps_in_flight() {
+  uint64_t n = std::min<uint64_t>(g_temp_count.load(), kTempSlots);
+  for (uint64_t i = 0; i < n; ++i)
+    if (g_temps[i][0]) ::unlink(g_temps[i]);
+}
+
 fs::path CompileCache::temp_path(std::string_view suffix) const {
   static std::atomic<uint64_t> counter{0};
   // Once per process, when there is something to compile (never on a warm run).
   static std::atomic<bool> swept{false};
   if (!swept.exchange(true)) sweep_stale_temps(dir_);
-  return dir_ /
-         (".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + std::string(suffix));
+  fs::path p = dir_ / (".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + std::string(suffix));
+  remember_temp(p);
+  return p;
 }
 
 fs::path CompileCache::insert(const std::string& key, const fs::path& built) const {
   fs::path dest = path_for(key);
+  std::string record = content_record(built);
   std::error_code ec;
+  if (record.empty()) {
+    fs::remove(built, ec);
+    fail("RuntimeError", "cannot read the compiled file " + built.string());
+  }
+  // The entry first, then its record: a reader never trusts an entry whose record is missing.
   fs::rename(built, dest, ec);
-  if (ec) fail("RuntimeError", "cannot move " + built.string() + " into the cache: " + ec.message());
+  if (ec) {
+    fs::remove(built, ec);
+    fail("RuntimeError", "cannot move " + built.string() + " into the cache: " + ec.message());
+  }
+  write_file_atomic(record_path(dest), record);
   return dest;
 }
 
@@ -90,15 +164,23 @@ void write_file_atomic(const fs::path& path, std::string_view contents) {
   static std::atomic<uint64_t> counter{0};
   fs::path tmp = path.parent_path() / (".tmp-" + std::to_string(::getpid()) + "-" +
                                        std::to_string(counter++) + path.filename().string());
+  remember_temp(tmp);
+  std::error_code ec;
   {
     std::ofstream f(tmp, std::ios::binary);
     f.write(contents.data(), std::streamsize(contents.size()));
-    if (!f) fail("RuntimeError", "cannot write " + tmp.string());
+    f.close();
+    if (!f) { // a full disk: no partial file stays behind
+      fs::remove(tmp, ec);
+      fail("RuntimeError", "cannot write " + tmp.string() + " (disk full?)");
+    }
   }
-  std::error_code ec;
   fs::rename(tmp, path, ec);
-  if (ec)
-    fail("RuntimeError", "cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
+  if (ec) {
+    std::string why = ec.message();
+    fs::remove(tmp, ec);
+    fail("RuntimeError", "cannot rename " + tmp.string() + " to " + path.string() + ": " + why);
+  }
 }
 
 } // namespace tg

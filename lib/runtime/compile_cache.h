@@ -30,6 +30,10 @@ private:
   std::string ext_;
 };
 
+// Unlinks the temporary files this process is writing: async-signal-safe, for a handler of
+// SIGTERM/SIGINT/SIGHUP, so a compile killed half-way leaves nothing in the cache folder.
+void remove_temps_in_flight();
+
 // Writes `contents` to `path` atomically (temp file in the same folder + rename).
 void write_file_atomic(const std::filesystem::path& path, std::string_view contents);
 

@@ -4,6 +4,7 @@
 #include "script/dict.h"
 #include "script/interp.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <mutex>
@@ -33,6 +34,44 @@ Sym intern(std::string_view name) {
   t.ids.emplace(std::string(name), s);
   return s;
 }
+
+// Containers can hold themselves (a.append(a)). repr prints a container already being printed
+// as Python does ([...], {...}); repr and == refuse nesting past Python's recursion limit with
+// a RecursionError instead of overflowing the C++ stack.
+namespace {
+constexpr int kContainerDepthLimit = 1000;
+thread_local std::vector<const Object*> repr_in_progress;
+thread_local int compare_depth = 0;
+
+struct ReprEntry {
+  bool seen = false;
+  explicit ReprEntry(const Object* o) {
+    if (std::find(repr_in_progress.begin(), repr_in_progress.end(), o) != repr_in_progress.end()) {
+      seen = true;
+      return;
+    }
+    if (int(repr_in_progress.size()) >= kContainerDepthLimit)
+      raise("RecursionError", "maximum recursion depth exceeded while getting the repr of an object");
+    repr_in_progress.push_back(o);
+  }
+  ~ReprEntry() {
+    if (!seen) repr_in_progress.pop_back();
+  }
+};
+
+struct CompareDepth {
+  CompareDepth() {
+    if (++compare_depth > kContainerDepthLimit) {
+      --compare_depth;
+      raise("RecursionError", "maximum recursion depth exceeded in comparison");
+    }
+  }
+  ~CompareDepth() { --compare_depth; }
+};
+
+// Python compares container items by identity first (`x is y or x == y`).
+bool same_object(const Value& a, const Value& b) { return a.obj && a.kind == b.kind && a.obj == b.obj; }
+} // namespace
 
 const std::string& sym_name(Sym s) {
   SymbolTable& t = symbols();
@@ -203,6 +242,8 @@ std::string repr(const Value& v) {
   case VKind::List:
   case VKind::Tuple: {
     bool list = v.kind == VKind::List;
+    ReprEntry entry(v.obj.get());
+    if (entry.seen) return list ? "[...]" : "(...)";
     std::string r = list ? "[" : "(";
     const auto& items = v.items();
     for (size_t k = 0; k < items.size(); ++k) r += (k ? ", " : "") + repr(items[k]);
@@ -235,6 +276,8 @@ std::string repr(const Value& v) {
     return "<module>";
   }
   case VKind::Dict: {
+    ReprEntry entry(v.obj.get());
+    if (entry.seen) return "{...}";
     std::string r = "{";
     const auto& items = v.as<DictObj>().items;
     for (size_t k = 0; k < items.size(); ++k)
@@ -307,8 +350,9 @@ bool values_equal(const Value& a, const Value& b) {
   case VKind::Tuple: {
     const auto &x = a.items(), &y = b.items();
     if (x.size() != y.size()) return false;
+    CompareDepth depth;
     for (size_t k = 0; k < x.size(); ++k)
-      if (!values_equal(x[k], y[k])) return false;
+      if (!same_object(x[k], y[k]) && !values_equal(x[k], y[k])) return false;
     return true;
   }
   case VKind::Range: {
