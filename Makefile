@@ -8,7 +8,8 @@
 #                       suite on one device (default: CLANG, LLVM, GPU and CUDA:compile)
 #   make bench          benchmarks against tinygrad 0.9.1 and numpy
 #   make asan           build with ASan+UBSan (clang, build-asan/) and run the unit and cli tests
-#   make fuzz           build the libFuzzer targets (build-fuzz/) and run each FUZZ_SECONDS (60)
+#   make fuzz           build the libFuzzer targets (build-fuzz/) and run each FUZZ_SECONDS (60),
+#                       then the structure-aware struct-* targets (scripts/fuzz_struct.py on build/bin)
 #   make fuzz-seeds     regenerate the fuzzers' seed corpus tests/fuzz/corpus/ from build/bin
 #   make install        build, then install into PREFIX (/usr/local): the tools in bin/, their
 #                       libraries in lib/tg/, man pages, bash completions; DESTDIR=/stage too
@@ -55,8 +56,8 @@ asan:
 	@bash scripts/asan.sh
 
 FUZZ_SECONDS ?= 60
-fuzz:
-	@TG_FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
+fuzz: build
+	@TG_FUZZ_SECONDS=$(FUZZ_SECONDS) TG_BIN=$(BIN) TG_PYTHON=$(TG_PYTHON) bash scripts/fuzz.sh
 
 fuzz-seeds: build
 	@TG_BIN=$(BIN) TG_PYTHON=$(TG_PYTHON) bash scripts/fuzz-seeds.sh

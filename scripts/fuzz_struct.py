@@ -151,7 +151,10 @@ def judge(tool, rc, err, timed_out, out_file, must_compile):
   if COMPILER.search(err):  # a compiler's diagnostics are many lines by nature
     return ("compile", next((l for l in lines if "error" in l), first)) if must_compile else None
   if rc not in (1, 2): return f"exit {rc}", first
-  if len(lines) != 1 or not first.startswith(tool + ": "): return "message", first or "(empty stderr)"
+  if len(lines) != 1 or not first.startswith(tool + ": "):
+    if first.startswith(tool + ": ") and first.count("'") % 2:  # one class, whichever field it was
+      return "message", "a quoted value in the message holds a line break"
+    return "message", first or "(empty stderr)"
   if out_file and out_file.exists(): return "partial-output", first
   return None
 
@@ -353,23 +356,26 @@ def pb_encode(fields):
     else: out += v
   return bytes(out)
 
-def pb_walk(fields, msg, path=()):
+def pb_walk(fields, msg, path="model"):
+  """(readable path, msg.field label, parent list, index) of every field, depth first."""
+  seen = {}
   for i, (f, wt, v) in enumerate(fields):
     spec = PB.get(msg, {}).get(f, f"#{f}")
     name, sub = spec if isinstance(spec, tuple) else (spec, None)
-    yield path + (i,), f"{msg}.{name}", fields, i
-    if isinstance(v, list): yield from pb_walk(v, sub, path + (i,))
+    seen[f] = seen.get(f, -1) + 1
+    here = f"{path}.{name}[{seen[f]}]"
+    yield here, f"{msg}.{name}", fields, i
+    if isinstance(v, list): yield from pb_walk(v, sub, here)
 
 def pb_edit(model, rng):
   sites = list(pb_walk(model, "Model"))
-  path, label, parent, i = rng.choice(sites)
+  where, label, parent, i = rng.choice(sites)
   f, wt, v = parent[i]
   alike = [s[2][s[3]][2] for s in sites if s[1] == label and s[2][s[3]][2] != v]
   strings = [s[2][s[3]][2] for s in sites if isinstance(s[2][s[3]][2], bytes) and len(s[2][s[3]][2]) < 40]
   ops = ["drop", "dup", "wire"] + ["splice"] * 3 * bool(alike)
   ops += {0: ["varint"] * 5, 5: ["float"] * 2, 2: ["bytes"] * 4 if isinstance(v, bytes) else ["clear", "reorder", "reorder"]}.get(wt, [])
   op = rng.choice(ops)
-  where = f"{label}@{'/'.join(map(str, path))}"
   if op == "drop": del parent[i]; return f"drop {where}"
   if op == "dup": parent.insert(i, copy.deepcopy(parent[i])); return f"duplicate {where}"
   if op == "splice": parent[i][2] = copy.deepcopy(rng.choice(alike)); return f"{where} = a copy of another {label}"
@@ -385,9 +391,10 @@ def pb_edit(model, rng):
     parent[i][2] = rng.choice([b"", b"\n", b"a\x01b", b"\x00", b"\xff\xfe", b"x" * 5000, v + b"_2", rng.choice(strings or [b""])])
     return f"{where} = {parent[i][2][:40]!r}"
   if op == "clear": parent[i][2] = []; return f"{where} = empty message"
-  if len(v) > 1:
-    a, b = rng.sample(range(len(v)), 2); v[a], v[b] = v[b], v[a]
-  return f"{where}: fields {a if len(v) > 1 else 0} and {b if len(v) > 1 else 0} swapped"
+  if len(v) < 2: return f"{where}: unchanged"
+  a, b = rng.sample(range(len(v)), 2)
+  v[a], v[b] = v[b], v[a]
+  return f"{where}: its fields {a} and {b} swapped"
 
 def mutate_onnx(data, rng):
   model, edits = pb_parse(data, "Model"), []
@@ -430,6 +437,7 @@ def run_case(ctx, target, seeds, n, verbose=False):
       info["commands"].append("".join(f"{k}={v} " for k, v in env.items()) + " ".join(map(shell_quote, argv)))
       if verbose: print(f"$ {info['commands'][-1]}\n  exit {rc}{' (timeout)' if timed_out else ''} {err.strip()[:600]}")
       out = case / argv[argv.index("-o") + 1] if "-o" in argv else None
+      if out and out.exists(): out.unlink()  # what the run before left is not this run's
       found = judge(argv[0], rc, err, timed_out, out, must_compile)
       if not found and env and rc != 0 and "TG_CHECK_BOUNDS" in err:
         found = ("bounds", err.strip().split("\n")[0])  # silent by default, caught by the guard pages

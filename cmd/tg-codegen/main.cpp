@@ -8,6 +8,7 @@
 #include "device/clang/c_export.h"
 #include "device/registry.h"
 #include "io/artifact.h"
+#include "io/known_programs.h"
 #include "io/file.h"
 #include "io/tool.h"
 #include "launch/beam.h"
@@ -106,6 +107,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     tg::Program program = tg::codegen_schedule(schedule, renderer, options);
+    tg::remember_program(program); // tg-run trusts its extents (io/known_programs.h)
     tg::write_output(tg::write_program(program, opts.json), opts.output, !opts.json);
     return 0;
   });

@@ -13,9 +13,11 @@
 #include <map>
 
 #include "dtype/dtype_bytes.h"
+#include "device/host/bounds_check.h"
 #include "io/artifact.h"
 #include "io/file.h"
 #include "io/format_array.h"
+#include "io/known_programs.h"
 #include "io/npy.h"
 #include "io/npz.h"
 #include "io/tool.h"
@@ -43,7 +45,10 @@ int main(int argc, char** argv) {
                  "give a symbolic variable (Variable(\"i\", 1, 10).bind(3) in the script) another value: "
                  "NAME=VALUE (repeatable; default: the value the script bound)")
       ->option_text("NAME=VALUE");
-  bool timing = false, compile_only = false;
+  bool timing = false, compile_only = false, trust = false;
+  app.add_flag("--trust", trust,
+               "run a program this machine's tg-codegen did not write without TG_CHECK_BOUNDS (a program is "
+               "code: trust it as you would a binary)");
   app.add_flag("--compile-only", compile_only,
                "compile the program for its device (into the compile cache) and run nothing");
   int repeat = 1;
@@ -73,6 +78,8 @@ int main(int argc, char** argv) {
   return tg::run_tool("tg-run", app, argc, argv, [&] {
     tg::Program program = tg::read_program(tg::read_input(input));
     tg::set_program_vars(program, var_values);
+    // Kernels stay inside the extents their program states only if tg-codegen wrote it.
+    if (!trust && !tg::is_known_program(program)) tg::require_bounds_checking();
     if (compile_only) {
       if (!bindings.empty() || !load_state.empty() || !save_state.empty() || !out_dir.empty() ||
           !out_file.empty() || timing)

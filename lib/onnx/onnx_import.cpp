@@ -1,6 +1,7 @@
 // ONNX import. See onnx_import.h. Each op's lowering lives in ops_*.cpp, in a table by name;
 // this file walks the graph: inputs, initializers, nodes in order, outputs.
 #include "onnx/onnx_import.h"
+#include "onnx/model_check.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -190,9 +191,14 @@ Graph trace_onnx(const std::string& bytes, const std::string& filename,
                  const std::map<std::string, HostBuffer>& frozen) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) fail("ValueError", filename + ": not a valid ONNX model");
+  check_onnx_model(model, filename);
   LazyGraph scratch; // a graph of its own: nothing of this call stays in the caller's
   GraphScope scope(scratch);
-  return Importer(model, filename, frozen).run();
+  try {
+    return Importer(model, filename, frozen).run();
+  } catch (const Error& e) { // names in messages come from the model: no raw control bytes
+    throw Error(e.kind(), printable(e.what()));
+  }
 }
 
 } // namespace tg

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
+#include <vector>
 
 #include "runtime/sha256.h"
 #include "util/error.h"
@@ -158,6 +159,42 @@ fs::path CompileCache::insert(const std::string& key, const fs::path& built) con
   }
   write_file_atomic(record_path(dest), record);
   return dest;
+}
+
+void compile_failed(const std::string& compiler, const std::string& kind, const std::string& log) {
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < log.size();) {
+    size_t end = log.find('\n', at);
+    if (end == std::string::npos) end = log.size();
+    if (end > at) lines.push_back(log.substr(at, end - at));
+    at = end + 1;
+  }
+  // the first line that says "error", without the temporary file's path before it
+  std::string first = lines.empty() ? "no message" : lines.front();
+  for (const std::string& l : lines)
+    if (l.find("error") != std::string::npos) {
+      first = l;
+      break;
+    }
+  if (size_t tmp = first.find(".tmp-"); tmp != std::string::npos) {
+    size_t colon = first.find(':', tmp);
+    first = "kernel source" + first.substr(colon == std::string::npos ? first.size() : colon);
+  }
+  for (char& c : first)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  std::string message = compiler + " failed: " + first;
+  if (lines.size() > 1) {
+    fs::path saved = cache_dir() / kind / "last-error.log";
+    std::error_code ec;
+    fs::create_directories(saved.parent_path(), ec);
+    try {
+      write_file_atomic(saved, log);
+      message += " (" + std::to_string(lines.size() - 1) + " more lines: " + saved.string() + ")";
+    } catch (const Error&) {
+      message += " (" + std::to_string(lines.size() - 1) + " more lines)";
+    }
+  }
+  fail("RuntimeError", message);
 }
 
 void write_file_atomic(const fs::path& path, std::string_view contents) {

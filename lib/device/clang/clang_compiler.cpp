@@ -86,7 +86,7 @@ ClangCompiler::Result ClangCompiler::compile(const std::string& source) const {
   if (r.status != 0) {
     fs::remove(src, ec);
     fs::remove(out, ec);
-    fail("RuntimeError", "clang failed (exit " + std::to_string(r.status) + "):\n" + r.output);
+    compile_failed("clang", "clang", r.output);
   }
   fs::rename(src, cache.path_for(key).replace_extension(".c"),
              ec); // the source, for people reading the cache
@@ -136,7 +136,7 @@ ClangCompiler::Result ClangCompiler::compile(const std::vector<std::string>& uni
   for (const fs::path& f : srcs) fs::remove(f, ec);
   if (failed) {
     fs::remove(out, ec);
-    fail("RuntimeError", "clang failed (exit " + std::to_string(failed->status) + "):\n" + failed->output);
+    compile_failed("clang", "clang", failed->output);
   }
   return {cache.insert(key, out), false};
 }

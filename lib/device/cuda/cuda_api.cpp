@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "runtime/compile_cache.h"
 #include "util/error.h"
 
 namespace tg {
@@ -260,7 +261,7 @@ std::string nvrtc_compile(const std::string& source, const std::string& arch) {
     }
     while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     if (log.empty()) log = api.nvrtcGetErrorString(status);
-    fail("RuntimeError", "CUDA: nvrtc compile failed:\n" + log);
+    compile_failed("CUDA: nvrtc compile", "cuda", log);
   }
   size_t size = 0;
   check_nvrtc(api, api.nvrtcGetPTXSize(prog, &size), "nvrtcGetPTXSize");

@@ -18,6 +18,12 @@
 namespace tg {
 
 namespace {
+std::atomic<bool> g_required{false};
+// why the checks are on, for the report
+std::atomic<const char*> g_reason{"TG_CHECK_BOUNDS"};
+} // namespace
+
+namespace {
 
 struct Region {
   uintptr_t map; // start of the mapping: [guard page][data pages][guard page]
@@ -57,8 +63,8 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     const char* kernel = g_kernel.load();
     const char* tool = program_invocation_short_name;
     std::snprintf(line, sizeof line,
-                  "%s: kernel '%s' accessed byte %lld of a %zu-byte buffer (TG_CHECK_BOUNDS)\n", tool,
-                  kernel ? kernel : "?", (long long)(at - r.data), r.bytes);
+                  "%s: kernel '%s' accessed byte %lld of a %zu-byte buffer (%s)\n", tool,
+                  kernel ? kernel : "?", (long long)(at - r.data), r.bytes, g_reason.load());
     say(line);
     // exit_group, not _exit: ASan warns about a noreturn call made on a signal stack
     syscall(SYS_exit_group, 1);
@@ -88,12 +94,18 @@ void install_handler() {
 
 } // namespace
 
+
 bool bounds_checking() {
   static const bool on = [] {
     const char* v = std::getenv("TG_CHECK_BOUNDS");
     return v && *v && std::strcmp(v, "0") != 0;
   }();
-  return on;
+  return on || g_required.load(std::memory_order_relaxed);
+}
+
+void require_bounds_checking() {
+  if (!bounds_checking()) g_reason.store("TG_CHECK_BOUNDS, on for a program this machine's tg-codegen did not write");
+  g_required.store(true, std::memory_order_relaxed);
 }
 
 void* guarded_alloc(size_t bytes) {
@@ -150,7 +162,7 @@ void check_canaries(const char* kernel, void* const* buffers, size_t count) {
         if (slack[i] != kCanary)
           fail("RuntimeError", "kernel '" + std::string(kernel) + "' wrote byte " +
                                    std::to_string(int64_t(i) - int64_t(n)) + " of a " +
-                                   std::to_string(r.bytes) + "-byte buffer (TG_CHECK_BOUNDS)");
+                                   std::to_string(r.bytes) + "-byte buffer (" + g_reason.load() + ")");
       break;
     }
   }

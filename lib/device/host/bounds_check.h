@@ -10,7 +10,10 @@
 
 namespace tg {
 
-bool bounds_checking();            // TG_CHECK_BOUNDS is set and not "0"
+bool bounds_checking(); // TG_CHECK_BOUNDS is set and not "0", or require_bounds_checking() was called
+// Turns the checks on for the rest of the process (tg-run, for a program this machine's tg-codegen
+// did not write: io/known_programs.h). Call it before the first host buffer is allocated.
+void require_bounds_checking();
 void* guarded_alloc(size_t bytes); // zero-filled; its last byte abuts an inaccessible page
 void guarded_free(void* buffer);
 // The kernel running now, for the report; nullptr between launches.

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <memory>
 
+#include "runtime/compile_cache.h"
 #include "util/error.h"
 
 namespace tg {
@@ -261,7 +262,7 @@ std::string OpenCLContext::build(const std::string& source) const {
   std::unique_ptr<_cl_program, decltype(cl.clReleaseProgram)> guard(program, cl.clReleaseProgram);
   status = cl.clBuildProgram(program, 1, &device, nullptr, nullptr, nullptr);
   if (status == CL_BUILD_PROGRAM_FAILURE)
-    fail("RuntimeError", "OpenCL build failed:\n" + build_log(cl, program, device));
+    compile_failed("OpenCL build", "opencl", build_log(cl, program, device));
   check_cl(status, "clBuildProgram");
   size_t size = 0;
   check_cl(cl.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
@@ -329,7 +330,7 @@ OpenCLProgram::OpenCLProgram(const std::string& binary, const std::vector<std::s
     // Needed even for a binary: the program is not executable until built (macOS insists too).
     status = cl.clBuildProgram(program, 1, &device, nullptr, nullptr, nullptr);
     if (status == CL_BUILD_PROGRAM_FAILURE)
-      fail("RuntimeError", "OpenCL build of a program binary failed:\n" + build_log(cl, program, device));
+      compile_failed("OpenCL build of a program binary", "opencl", build_log(cl, program, device));
     check_cl(status, "clBuildProgram");
     for (const std::string& name : kernel_names) {
       cl_kernel k = cl.clCreateKernel(program, name.c_str(), &status);

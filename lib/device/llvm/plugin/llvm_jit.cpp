@@ -26,16 +26,14 @@
 #include <mutex>
 #include <thread>
 
+#include "runtime/compile_cache.h"
 #include "util/error.h"
 
 namespace tg {
 
 namespace {
 
-[[noreturn]] void llvm_failed(std::string what) {
-  while (!what.empty() && what.back() == '\n') what.pop_back();
-  fail("RuntimeError", "LLVM failed: " + what);
-}
+[[noreturn]] void llvm_failed(const std::string& what) { compile_failed("LLVM", "llvm", what); }
 
 void initialize_native_target() {
   static std::once_flag once;
