@@ -454,23 +454,23 @@ def run_case(ctx, target, seeds, n, verbose=False):
 def shell_quote(a):
   return a if re.fullmatch(r"[\w@%+=:,./-]+", a) else "'" + a.replace("'", "'\\''") + "'"
 
-def save_finding(out_root, info, seed):
-  """OUT/findings/struct-T/HASH/: the input, its .npy files, README.txt and repro.sh."""
+def save_finding(out_root, info, seed, bindir):
+  """OUT/findings/struct-T/HASH/: the input and its .npy files, commands.txt (one command a line,
+  what tests/cli/fuzz_regressions.bats replays from tests/fuzz/struct/found/), README.txt, repro.sh."""
   d = out_root / "findings" / f"struct-{info['target']}" / hashlib.sha1(info["signature"].encode()).hexdigest()[:12]
   if d.exists(): return None
   d.mkdir(parents=True)
-  case = Path(info["case_dir"])
-  for f in [info["input"]] + [f"{k}.npy" for k in info["npys"]]: shutil.copy(case / f, d / f)
+  for f in [info["input"]] + [f"{k}.npy" for k in info["npys"]]: shutil.copy(Path(info["case_dir"]) / f, d / f)
   head = [info["signature"], f"seed program {info['seed_name']}; fuzz_struct.py --target {info['target']} "
           f"--seed {seed} --case {info['case']}", "edits (jq, or protobuf fields for onnx):"] + ["  " + e for e in info["edits"]]
+  (d / "commands.txt").write_text("\n".join(info["commands"]) + "\n")
   (d / "README.txt").write_text("\n".join(head + ["commands:"] + ["  " + c for c in info["commands"]]
                                           + ["stderr of the last:", info["stderr"]]) + "\n")
-  files = " ".join([info["input"]] + [f"{k}.npy" for k in info["npys"]])
   (d / "repro.sh").write_text("#!/usr/bin/env bash\n" + "".join(f"# {l}\n" for l in head)
-    + '# tools from $TG_BIN (default build/bin); runs in a temporary directory with its own cache\n'
-    + 'set -e\nhere="$(cd "$(dirname "$0")" && pwd)"\nroot="$(cd "$here/../../../.." && pwd)"\n'
-    + 'export PATH="${TG_BIN:-$root/build/bin}:$PATH" TG_CACHE_DIR="$(mktemp -d)"\nunset TG_CHECK_BOUNDS\n'
-    + f'cd "$TG_CACHE_DIR"\n(cd "$here" && cp {files} "$TG_CACHE_DIR"/)\n' + "\n".join(info["commands"]) + "\n")
+    + "# runs commands.txt in a scratch directory with its own compile cache, tools from $TG_BIN\n"
+    + f'here="$(cd "$(dirname "$0")" && pwd)" work="$(mktemp -d)"\nexport PATH="${{TG_BIN:-{bindir}}}:$PATH" '
+    + 'TG_CACHE_DIR="$work/cache"\nunset TG_CHECK_BOUNDS\ncp "$here"/* "$work"/ && cd "$work" || exit 1\nset -ex\n'
+    + "\n".join(info["commands"]) + "\n")
   (d / "repro.sh").chmod(0o755)
   return d
 
@@ -511,7 +511,7 @@ def main():
         if info:
           info["case_dir"] = str(tmp / "case")
           if info["signature"] not in found:
-            d = save_finding(Path(a.out), info, seed)
+            d = save_finding(Path(a.out), info, seed, bindir)
             print(f"  {'new' if d else 'known'} finding: {info['signature']}" + (f"\n    {d}/repro.sh" if d else ""), file=sys.stderr)
           found[info["signature"]] = found.get(info["signature"], 0) + 1
         if time.time() - last >= 30:

@@ -8,8 +8,8 @@
 #include "device/clang/c_export.h"
 #include "device/registry.h"
 #include "io/artifact.h"
-#include "io/known_programs.h"
 #include "io/file.h"
+#include "io/known_programs.h"
 #include "io/tool.h"
 #include "launch/beam.h"
 

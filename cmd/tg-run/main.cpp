@@ -12,8 +12,8 @@
 #include <iostream>
 #include <map>
 
-#include "dtype/dtype_bytes.h"
 #include "device/host/bounds_check.h"
+#include "dtype/dtype_bytes.h"
 #include "io/artifact.h"
 #include "io/file.h"
 #include "io/format_array.h"

@@ -25,7 +25,8 @@ bool has_word(std::string_view s, std::string_view word) {
 
 // The parameter list of the definition `name(...) {` (or `@name(...) ... {` in IR): the text
 // between the parentheses, split at top-level commas.
-std::optional<std::vector<std::string_view>> parameters(std::string_view src, std::string_view name, bool ir) {
+std::optional<std::vector<std::string_view>> parameters(std::string_view src, std::string_view name,
+                                                        bool ir) {
   std::string head = (ir ? "@" : "") + std::string(name) + "(";
   for (size_t at = src.find(head); at != std::string_view::npos; at = src.find(head, at + 1)) {
     if (!ir && at > 0 && is_ident_char(src[at - 1])) continue;
@@ -74,8 +75,8 @@ void read_grid(std::string_view src, KernelInterface& out) {
     std::string_view text;
     bool group;
   };
-  static const Pattern patterns[] = {{"get_group_id(", true}, {"blockIdx.", true},
-                                     {"get_local_id(", false}, {"threadIdx.", false}};
+  static const Pattern patterns[] = {
+      {"get_group_id(", true}, {"blockIdx.", true}, {"get_local_id(", false}, {"threadIdx.", false}};
   for (size_t line_start = 0; line_start < src.size();) {
     size_t line_end = src.find('\n', line_start);
     if (line_end == std::string_view::npos) line_end = src.size();
@@ -96,7 +97,7 @@ void read_grid(std::string_view src, KernelInterface& out) {
     for (const Pattern& p : patterns) {
       if (value.substr(0, p.text.size()) != p.text) continue;
       char axis_char = value.size() > p.text.size() ? value[p.text.size()] : '?';
-      int axis = axis_char >= '0' && axis_char <= '2' ? axis_char - '0'
+      int axis = axis_char >= '0' && axis_char <= '2'   ? axis_char - '0'
                  : axis_char >= 'x' && axis_char <= 'z' ? axis_char - 'x'
                                                         : -1;
       if (axis < 0 || !numeric) break;
@@ -110,9 +111,10 @@ void read_grid(std::string_view src, KernelInterface& out) {
 
 } // namespace
 
-std::optional<KernelInterface> kernel_interface(std::string_view src, std::string_view name, std::string& why) {
-  bool ir = src.find("define ") != std::string_view::npos && src.find("@" + std::string(name) + "(") !=
-                                                                    std::string_view::npos;
+std::optional<KernelInterface> kernel_interface(std::string_view src, std::string_view name,
+                                                std::string& why) {
+  bool ir = src.find("define ") != std::string_view::npos &&
+            src.find("@" + std::string(name) + "(") != std::string_view::npos;
   auto params = parameters(src, name, ir);
   if (!params) {
     why = "its source defines no function " + std::string(name);
@@ -125,7 +127,8 @@ std::optional<KernelInterface> kernel_interface(std::string_view src, std::strin
                       : p.find('*') != std::string_view::npos;
     bool integer = ir ? p.substr(0, 4) == "i32 " : has_word(p, "int") && !pointer;
     if (pointer && out.ints == 0) {
-      out.buffer_written.push_back(ir ? !has_word(p, "readonly") : !has_word(p.substr(0, p.find('*')), "const"));
+      out.buffer_written.push_back(ir ? !has_word(p, "readonly")
+                                      : !has_word(p.substr(0, p.find('*')), "const"));
     } else if (integer) {
       ++out.ints;
     } else {

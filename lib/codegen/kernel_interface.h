@@ -23,6 +23,7 @@ struct KernelInterface {
 };
 
 // nullopt when `src` defines no function `name` (a message says why in `why`).
-std::optional<KernelInterface> kernel_interface(std::string_view src, std::string_view name, std::string& why);
+std::optional<KernelInterface> kernel_interface(std::string_view src, std::string_view name,
+                                                std::string& why);
 
 } // namespace tg

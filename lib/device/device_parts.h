@@ -26,8 +26,9 @@ protected:
 };
 
 // Every distinct kernel's source, concatenated (renderers guard their helpers, so kernels
-// share one translation unit; kernels that differ only in name are compiled once), built by `build` into one file in the compile cache under `kind`/`ext`,
-// keyed by `identity` and the source. An empty program builds nothing.
+// share one translation unit; kernels that differ only in name are compiled once), built by `build` into one
+// file in the compile cache under `kind`/`ext`, keyed by `identity` and the source. An empty program builds
+// nothing.
 CompiledProgram compile_as_one_source(const Program& p, const std::string& kind, const std::string& ext,
                                       const std::string& identity,
                                       const std::function<std::string(const std::string& source)>& build);

@@ -248,7 +248,8 @@ public:
     DType dtype = op->src.empty() ? kDefaultFloat : dtypes_.at(op->src.back().get());
     if (auto* mb = std::get_if<MemBuffer>(&op->arg)) dtype = mb->dtype;
     if (auto* cb = std::get_if<ConstBuffer>(&op->arg)) dtype = cb->dtype;
-    if (auto* dt = std::get_if<DType>(&op->arg); dt && (op->op == Op::CAST || op->op == Op::BITCAST)) dtype = *dt;
+    if (auto* dt = std::get_if<DType>(&op->arg); dt && (op->op == Op::CAST || op->op == Op::BITCAST))
+      dtype = *dt;
     if (op->op == Op::CMPLT || op->op == Op::CMPNE) dtype = DType::Bool;
     Shape shape;
     if (op->op == Op::LOAD || op->op == Op::STORE) {
@@ -297,7 +298,8 @@ public:
       const DType* cast_to = std::get_if<DType>(&op->arg);
       check_(op->op != Op::CAST && op->op != Op::BITCAST ? std::holds_alternative<std::monostate>(op->arg)
                                                          : cast_to && int(*cast_to) < kNumDTypes,
-             where, op->op == Op::CAST || op->op == Op::BITCAST ? "needs a dtype argument" : "takes no argument");
+             where,
+             op->op == Op::CAST || op->op == Op::BITCAST ? "needs a dtype argument" : "takes no argument");
       std::string bad = elementwise_dtype_error(op->op, dtype, src_dtypes, cast_to);
       check_(bad.empty(), where, [&] { return bad; });
     } else {
@@ -332,8 +334,8 @@ private:
       int64_t size = v.shape[d], stride = v.strides[d];
       if (size <= 1) continue;
       check_(stride != 0, where, [&] {
-        return "stores through stride 0 on dimension " + std::to_string(d) + " of size " + std::to_string(size) +
-               ": one element would be written " + std::to_string(size) + " times";
+        return "stores through stride 0 on dimension " + std::to_string(d) + " of size " +
+               std::to_string(size) + ": one element would be written " + std::to_string(size) + " times";
       });
       dims.emplace_back(stride < 0 ? -stride : stride, size);
     }
@@ -433,8 +435,7 @@ void check_graph_node_shape(const LazyNode& n, const Checker& check, const std::
       if ((spec.args >> i) & 1u) want += std::string(want.empty() ? "" : " or ") + kinds[i];
     return "needs " + want + ", has " + kinds[n.arg.index()];
   });
-  if (const DType* dt = std::get_if<DType>(&n.arg))
-    check(int(*dt) < kNumDTypes, where, "bad dtype argument");
+  if (const DType* dt = std::get_if<DType>(&n.arg)) check(int(*dt) < kNumDTypes, where, "bad dtype argument");
 }
 
 // The kernel's source against the program's record of it: one buffer parameter per listed
@@ -445,11 +446,12 @@ void check_kernel_interface(const ProgramKernel& kernel, const Checker& check, c
   std::string why;
   std::optional<KernelInterface> in = kernel_interface(kernel.src, kernel.name, why);
   check(in.has_value(), where, [&] { return why; });
-  check(in->buffer_written.size() == kernel.bufs.size() && size_t(in->ints) == kernel.vars.size(), where, [&] {
-    return "its source takes " + std::to_string(in->buffer_written.size()) + " buffers and " +
-           std::to_string(in->ints) + " ints, the program passes " + std::to_string(kernel.bufs.size()) +
-           " buffers and " + std::to_string(kernel.vars.size()) + " variables";
-  });
+  check(
+      in->buffer_written.size() == kernel.bufs.size() && size_t(in->ints) == kernel.vars.size(), where, [&] {
+        return "its source takes " + std::to_string(in->buffer_written.size()) + " buffers and " +
+               std::to_string(in->ints) + " ints, the program passes " + std::to_string(kernel.bufs.size()) +
+               " buffers and " + std::to_string(kernel.vars.size()) + " variables";
+      });
   if (!in->groups && !in->local) return;
   std::array<int64_t, 3> ones{1, 1, 1};
   std::array<int64_t, 3> groups = in->groups.value_or(ones), local = in->local.value_or(ones);
@@ -486,7 +488,8 @@ void check_written_before_read(const Program& p, const std::unordered_map<int, c
       int id = kernel.bufs[i];
       if (!writes[i] && by_id.at(id)->role == BufferRole::Intermediate)
         check(written.count(id) != 0, "kernel " + std::to_string(k) + " '" + kernel.name + "'", [&] {
-          return "reads buffer " + std::to_string(id) + " before any kernel writes it (a kernel dropped or moved?)";
+          return "reads buffer " + std::to_string(id) +
+                 " before any kernel writes it (a kernel dropped or moved?)";
         });
     }
     for (size_t i = 0; i < kernel.bufs.size(); ++i)

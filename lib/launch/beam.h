@@ -3,8 +3,9 @@
 // candidates as one program (clang runs in parallel) and times them on this machine; the N
 // fastest go on to the next round, until a round finds nothing faster. The search starts from
 // tg's own optimizer's choice, so what it keeps is never slower than that as measured, and
-// it keeps a faster kernel only if it computes the same outputs on random inputs. Results are cached by content (the compiler and target, the
-// width, the kernel's AST): the second search of a kernel on a machine is a file read.
+// it keeps a faster kernel only if it computes the same outputs on random inputs. Results are cached by
+// content (the compiler and target, the width, the kernel's AST): the second search of a kernel on a machine
+// is a file read.
 #pragma once
 #include <string>
 #include <vector>

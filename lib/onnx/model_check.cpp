@@ -13,7 +13,9 @@ namespace {
 void check_graph(const onnx::GraphProto& g, const std::string& file, int depth);
 
 void check_node(const onnx::NodeProto& node, const std::string& file, int depth) {
-  auto where = [&] { return file + ": node '" + printable(node.name()) + "' (" + printable(node.op_type()) + ")"; };
+  auto where = [&] {
+    return file + ": node '" + printable(node.name()) + "' (" + printable(node.op_type()) + ")";
+  };
   if (node.op_type().empty()) fail("ValueError", where() + ": has no op_type");
   if (node.output_size() == 0) fail("ValueError", where() + ": has no outputs (every ONNX node has one)");
   for (const onnx::AttributeProto& a : node.attribute()) {

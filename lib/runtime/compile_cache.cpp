@@ -78,7 +78,8 @@ std::optional<fs::path> CompileCache::lookup(const std::string& key) const {
   // An entry without a record was written by an older tg or by a run killed between the two
   // renames: rebuilt silently. One whose record disagrees was damaged after it was written.
   if (record)
-    warn("compile cache entry " + p.string() + " is damaged (its size or content changed since it was "
+    warn("compile cache entry " + p.string() +
+         " is damaged (its size or content changed since it was "
          "written); rebuilding it");
   fs::remove(p, ec);
   fs::remove(record_path(p), ec);
@@ -138,7 +139,8 @@ fs::path CompileCache::temp_path(std::string_view suffix) const {
   // Once per process, when there is something to compile (never on a warm run).
   static std::atomic<bool> swept{false};
   if (!swept.exchange(true)) sweep_stale_temps(dir_);
-  fs::path p = dir_ / (".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + std::string(suffix));
+  fs::path p =
+      dir_ / (".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + std::string(suffix));
   remember_temp(p);
   return p;
 }

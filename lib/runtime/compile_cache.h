@@ -33,7 +33,8 @@ private:
 // A compiler refused a program's source: throws one line, "<compiler> failed: <its first error>
 // (N more lines: <log file>)", and keeps the whole log in the cache folder as
 // <kind>/last-error.log, since a compiler's log of a hand-edited program can run to pages.
-[[noreturn]] void compile_failed(const std::string& compiler, const std::string& kind, const std::string& log);
+[[noreturn]] void compile_failed(const std::string& compiler, const std::string& kind,
+                                 const std::string& log);
 
 // Unlinks the temporary files this process is writing: async-signal-safe, for a handler of
 // SIGTERM/SIGINT/SIGHUP, so a compile killed half-way leaves nothing in the cache folder.

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "device/registry.h"
 #include "codegen/codegen.h"
+#include "device/registry.h"
 #include "launch/runner.h"
 
 namespace tg::testing {

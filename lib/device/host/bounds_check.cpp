@@ -62,8 +62,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     char line[512];
     const char* kernel = g_kernel.load();
     const char* tool = program_invocation_short_name;
-    std::snprintf(line, sizeof line,
-                  "%s: kernel '%s' accessed byte %lld of a %zu-byte buffer (%s)\n", tool,
+    std::snprintf(line, sizeof line, "%s: kernel '%s' accessed byte %lld of a %zu-byte buffer (%s)\n", tool,
                   kernel ? kernel : "?", (long long)(at - r.data), r.bytes, g_reason.load());
     say(line);
     // exit_group, not _exit: ASan warns about a noreturn call made on a signal stack
@@ -94,7 +93,6 @@ void install_handler() {
 
 } // namespace
 
-
 bool bounds_checking() {
   static const bool on = [] {
     const char* v = std::getenv("TG_CHECK_BOUNDS");
@@ -104,7 +102,8 @@ bool bounds_checking() {
 }
 
 void require_bounds_checking() {
-  if (!bounds_checking()) g_reason.store("TG_CHECK_BOUNDS, on for a program this machine's tg-codegen did not write");
+  if (!bounds_checking())
+    g_reason.store("TG_CHECK_BOUNDS, on for a program this machine's tg-codegen did not write");
   g_required.store(true, std::memory_order_relaxed);
 }
 
