@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   int64_t steps = 1, log_every = 0;
   app.add_flag("--time", timing, "print each kernel's wall time to stderr");
   app.add_option("--repeat", repeat, "with --time: launch each kernel N times and report the best")
-      ->check(CLI::PositiveNumber);
+      ->check(tg::positive_integer());
   auto* out_dir_opt = app.add_option("--out-dir", out_dir,
                                      "write NAME.npy for every output into DIR (default: print as text)");
   std::string out_file;
@@ -67,14 +67,14 @@ int main(int argc, char** argv) {
                "convert an input whose dtype differs from the program's (float64, int64, ...) as numpy's "
                "astype does, instead of refusing it");
   app.add_option("--steps", steps, "run the program N times, states carried over (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(tg::positive_integer());
   app.add_option("--load-state", load_state,
                  "read every state from this safetensors file (skips the init kernels)");
   app.add_option("--save-state", save_state,
                  "after the last step, write every state to this safetensors file");
   app.add_option("--loss", loss_name, "the output shown in progress lines (default: 'loss' if there is one)");
   app.add_option("--log-every", log_every, "a progress line every K steps (default: about ten lines in all)")
-      ->check(CLI::PositiveNumber);
+      ->check(tg::positive_integer());
   return tg::run_tool("tg-run", app, argc, argv, [&] {
     tg::Program program = tg::read_program(tg::read_input(input));
     tg::set_program_vars(program, var_values);
@@ -100,7 +100,10 @@ int main(int argc, char** argv) {
         throw tg::Error(e.kind(), "input '" + name + "': " + e.what());
       }
     }
-    if (!out_file.empty() && out_file != "-" && !out_file.ends_with(".npz"))
+    std::error_code not_there;
+    bool regular_or_new = !std::filesystem::exists(out_file, not_there) ||
+                          std::filesystem::is_regular_file(out_file, not_there); // /dev/null discards
+    if (!out_file.empty() && out_file != "-" && !out_file.ends_with(".npz") && regular_or_new)
       tg::fail("ValueError",
                "-o " + out_file + ": outputs go into one .npz file (or --out-dir DIR for .npy files)");
     for (const tg::NamedBuffer& nb : program.inputs) {
@@ -136,7 +139,8 @@ int main(int argc, char** argv) {
       run_options.kernel_seconds = &seconds;
       run_options.repeat = repeat;
     }
-    // Progress: a line every log_every steps and after the last; on a terminal, one line
+    // Progress: a line after the first step (how long one takes), every log_every steps and
+    // after the last; on a terminal, one line
     // rewritten in place.
     bool progress = steps > 1;
     bool tty = isatty(STDERR_FILENO);
@@ -144,7 +148,7 @@ int main(int argc, char** argv) {
     auto t0 = std::chrono::steady_clock::now();
     for (int64_t step = 1; step <= steps; ++step) {
       run.step(run_options);
-      if (!progress || (step % log_every != 0 && step != steps)) continue;
+      if (!progress || (step % log_every != 0 && step != steps && step != 1)) continue;
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::string loss = have_loss ? " " + loss_name + " " + tg::scalar_text(run.output(loss_name)) : "";
       std::fprintf(stderr, "%stg-run: step %lld/%lld%s (%.3f ms/step)%s", tty ? "\r" : "", (long long)step,

@@ -1,5 +1,6 @@
 #include "device/registry.h"
 
+#include <cctype>
 #include <functional>
 #include <map>
 #include <memory>
@@ -38,16 +39,25 @@ std::vector<std::string> device_names() {
 
 std::string default_device() { return kDevices[0].name; }
 
-Device& device(const std::string& name) {
+std::string canonical_device_name(const std::string& name) {
+  size_t colon = name.find(':');
+  std::string out = name.substr(0, colon);
+  for (char& c : out) c = char(std::toupper(static_cast<unsigned char>(c)));
+  if (colon != std::string::npos && name.substr(colon) != ":0") out += name.substr(colon);
+  return out;
+}
+
+Device& device(const std::string& given) {
   static std::mutex mu;
   static std::map<std::string, std::unique_ptr<Device>> made;
+  std::string name = canonical_device_name(given);
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = made.find(name); it != made.end()) return *it->second;
   for (const Entry& e : kDevices)
     if (name == e.name) return *made.emplace(name, e.make()).first->second;
   std::string known;
   for (const Entry& e : kDevices) known += (known.empty() ? "" : ", ") + std::string(e.name);
-  fail("RuntimeError", "unknown device '" + name + "' (known: " + known + ")");
+  fail("RuntimeError", "unknown device '" + given + "' (known: " + known + ")");
 }
 
 } // namespace tg

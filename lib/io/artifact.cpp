@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "io/artifact.h"
+#include "io/input_kind.h"
 #include "io/json_numbers.h"
 #include "util/error.h"
 
@@ -573,7 +574,9 @@ template <class T, class Decode> T read_artifact(std::string_view bytes, Artifac
     if (f.json && !f.parse_error.empty())
       fail("RuntimeError", "input is not a tg artifact (" + f.parse_error + ")");
     if (f.json) fail("RuntimeError", "input is not a tg artifact (JSON without a tg \"format\" field)");
-    fail("RuntimeError", "input is not a tg artifact (bad magic)");
+    std::string what = describe_foreign_input(bytes);
+    fail("RuntimeError", what.empty() ? "input is not a tg artifact (bad magic)"
+                                      : "input is " + what + ", not " + kind_description(want));
   }
   if (f.kind != want)
     fail("RuntimeError", "expected " + kind_description(want) + ", got " + kind_description(f.kind));

@@ -140,8 +140,28 @@ void add_dot_option(CLI::App& app, ArtifactOptions& options) {
       ->excludes(app.get_option("--json"));
 }
 
+CLI::Validator positive_integer() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        size_t used = 0;
+        long long v = 0;
+        try {
+          v = std::stoll(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != text.size() || used == 0 || v < 1) return "expected a positive integer, got '" + text + "'";
+        return {};
+      },
+      "N>0");
+}
+
 int run_tool(const char* tool, CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
   app.name(tool);
+  // An option takes one value per use (--in a=A --in b=B FILE): a positional argument may stand
+  // anywhere, even after a repeatable option.
+  for (CLI::Option* o : app.get_options())
+    if (!o->get_positional()) o->allow_extra_args(false);
   app.set_version_flag("--version", std::string(tool) + " " + TG_VERSION);
   try {
     app.parse(argc, argv);

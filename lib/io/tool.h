@@ -30,6 +30,10 @@ void add_artifact_options(CLI::App& app, ArtifactOptions& options, const std::st
 // --dot: write Graphviz instead of the artifact (tg-trace, tg-grad, tg-schedule); excludes --json.
 void add_dot_option(CLI::App& app, ArtifactOptions& options);
 
+// For counts (--steps, --repeat ...): "expected a positive integer, got '0'", where CLI11's
+// PositiveNumber prints a 300-digit range.
+CLI::Validator positive_integer();
+
 // Adds --version ("tg-NAME 0.1.0"), parses argv and runs body. Returns the exit code:
 // body's result; 0 after --help/--version; 2 for a usage error (one line on stderr);
 // 1 after a tg::Error ("tg-NAME: message") or any other exception
