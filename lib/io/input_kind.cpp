@@ -49,7 +49,6 @@ std::string describe_foreign_input(std::string_view bytes) {
     for (std::string_view word : {"output(", "input(", "Tensor", "import ", "def ", "nn."})
       if (head.find(word) != std::string_view::npos)
         return "a tg script (tg-trace reads it: tg-trace FILE.tg | tg-schedule)";
-    return "text";
   }
   return "";
 }

@@ -226,9 +226,11 @@ Value import_module(const std::string& path) {
                                {"nn", global("nn")},
                                {"TinyJit", extra.attrs.at(intern("TinyJit"))},
                                {"Device", extra.attrs.at(intern("Device"))},
+                               {"Variable", global("Variable")},
                                {"GlobalCounters", extra.attrs.at(intern("GlobalCounters"))}});
   }
   if (path == "tinygrad.tensor") return module("tinygrad.tensor", {{"Tensor", global("Tensor")}});
+  if (path == "tinygrad.shape.symbolic") return module("tinygrad.shape.symbolic", {{"Variable", global("Variable")}});
   if (path == "tinygrad.dtype") return module("tinygrad.dtype", {{"dtypes", global("dtypes")}});
   Value nn = global("nn");
   if (path == "tinygrad.nn") return nn;
@@ -239,7 +241,7 @@ Value import_module(const std::string& path) {
   raise("ModuleNotFoundError", "No module named '" + path +
                                    "' in tg (it provides tinygrad, tinygrad.tensor, "
                                    "tinygrad.dtype, tinygrad.helpers, tinygrad.nn, tinygrad.nn.optim, "
-                                   "tinygrad.nn.state, math, functools, typing)");
+                                   "tinygrad.nn.state, tinygrad.shape.symbolic, math, functools, typing)");
 }
 
 // staticmethod(f) / classmethod(f): a marker object holding f as __func__

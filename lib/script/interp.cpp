@@ -1,5 +1,7 @@
 // The statement and call machinery of the evaluator; operators live in operators.cpp.
 #include "script/interp.h"
+
+#include <cctype>
 #include "script/dict.h"
 #include "tensor/function.h"
 
@@ -148,6 +150,9 @@ const Builtin* Registry::add(const std::string& qualname, const std::string& spe
   b->spec = ParamSpec::parse(spec);
   b->fn = fn;
   b->is_method = is_method;
+  static const Sym device = intern("device");
+  for (size_t k = 0; k < b->spec.names.size(); ++k)
+    if (b->spec.names[k] == device) b->device_param = int(k);
   owned.push_back(std::move(b));
   return owned.back().get();
 }
@@ -837,24 +842,42 @@ Value Interp::call_function(const FunctionObj& f, CallArgs& args) {
   return r;
 }
 
+Value Interp::call_builtin(const Builtin& b, CallArgs& args) {
+  std::vector<Value> bound;
+  bind_arguments(b.qualname, b.spec, args, bound);
+  if (b.device_param >= 0) check_device(b.qualname, bound[size_t(b.device_param)]);
+  return b.fn(*this, bound);
+}
+
+void check_device(const std::string& qualname, const Value& device) {
+  if (device.is_none()) return;
+  if (device.kind == VKind::Tuple || device.kind == VKind::List)
+    raise("NotImplementedError", qualname + ": a tuple of devices shards a tensor (multi-device tensors); tg "
+                                            "programs run on one device");
+  if (device.kind != VKind::Str) raise("TypeError", qualname + ": device must be a str, not " + type_name(device));
+  std::string name = device.s(), canonical;
+  size_t colon = name.find(':');
+  for (char c : name.substr(0, colon)) canonical += char(std::toupper(static_cast<unsigned char>(c)));
+  if (colon != std::string::npos && name.substr(colon) != ":0") canonical += name.substr(colon);
+  if (canonical == "CLANG") return;
+  raise("NotImplementedError",
+        qualname + "('" + name + "'): a tg program runs on one device, which tg-codegen --device picks; the "
+                   "script names it Device.DEFAULT (\"CLANG\"), and a move to another device would change nothing");
+}
+
 Value Interp::call(const Value& f, CallArgs& args) {
   switch (f.kind) {
   case VKind::Function:
     return call_function(f.as<FunctionObj>(), args);
   case VKind::Builtin: {
-    const Builtin& b = f.as<Builtin>();
-    std::vector<Value> bound;
-    bind_arguments(b.qualname, b.spec, args, bound);
     DepthGuard guard(depth_, recursion_limit_); // natives may call back (sorted key, map)
-    return b.fn(*this, bound);
+    return call_builtin(f.as<Builtin>(), args);
   }
   case VKind::Method: {
     auto& m = f.as<MethodObj>();
     args.pos.insert(args.pos.begin(), m.self);
     if (!m.fn) return call(m.func, args);
-    std::vector<Value> bound;
-    bind_arguments(m.fn->qualname, m.fn->spec, args, bound);
-    return m.fn->fn(*this, bound);
+    return call_builtin(*m.fn, args);
   }
   case VKind::Module: {
     auto& m = f.as<ModuleObj>();
@@ -866,11 +889,7 @@ Value Interp::call(const Value& f, CallArgs& args) {
         return call(it->second, args);
       }
     if (m.instance) raise("TypeError", "'" + m.name + "' object is not callable");
-    if (m.ctor) {
-      std::vector<Value> bound;
-      bind_arguments(m.ctor->qualname, m.ctor->spec, args, bound);
-      return m.ctor->fn(*this, bound);
-    }
+    if (m.ctor) return call_builtin(*m.ctor, args);
     raise("TypeError", "'module' object is not callable");
   }
   default:
@@ -918,9 +937,7 @@ Value Interp::call_method_node(const Node* n) {
     CallArgs args;
     args.pos.push_back(self);
     collect_args(n, 1, args);
-    std::vector<Value> bound;
-    bind_arguments(it->second->qualname, it->second->spec, args, bound);
-    return it->second->fn(*this, bound);
+    return call_builtin(*it->second, args);
   }
   Value f = get_attr(self, attr->sym);
   CallArgs args;

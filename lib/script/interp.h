@@ -39,7 +39,13 @@ struct Builtin : Object {
   ParamSpec spec;
   NativeFn fn = nullptr;
   bool is_method = false; // the first parameter is self (bound on attribute access)
+  int device_param = -1;   // index of a `device` parameter: checked by check_device (one device)
 };
+
+// A program runs on one device, the one tg-codegen --device picks; a script names it
+// Device.DEFAULT ("CLANG"). A device argument (device=, .to(), .to_()) that names another is a
+// NotImplementedError naming the call, not a move that silently does nothing.
+void check_device(const std::string& qualname, const Value& device);
 
 struct MethodObj : Object {
   Value self;
@@ -158,6 +164,7 @@ private:
   void del(const Node* target);
   void aug_assign(const Node* s);
   Value call_function(const FunctionObj& f, CallArgs& args);
+  Value call_builtin(const Builtin& b, CallArgs& args);
   Value call_method_node(const Node* n);
   Value list_comp(const Node* n);
   void comp_loop(const Node* n, size_t level, std::vector<Value>& out);
@@ -197,6 +204,8 @@ Value tensor_list(const std::vector<Tensor>& ts, bool tuple);
 // Tensor.training / Tensor.no_grad (tensor_bindings.cpp): whether name is one of them on the
 // Tensor class, its current value into *out; and an assignment to one, flag and attribute.
 bool tensor_flag(const ModuleObj& cls, Sym name, Value* out);
+// Raises NotImplementedError for a Tensor attribute of tinygrad 0.9.1 that tg lacks; else returns.
+void refuse_unsupported_tensor_attr(const std::string& name);
 void set_tensor_flag(ModuleObj& cls, Sym name, const Value& v);
 
 } // namespace tg::script

@@ -630,11 +630,42 @@ Value Interp::get_attr(const Value& obj, Sym name) {
       raise("AttributeError", "'" + m.name + "' object has no attribute '" + sym_name(name) + "'");
     if (m.is_class)
       raise("AttributeError", "type object '" + m.name + "' has no attribute '" + sym_name(name) + "'");
+    if (m.name == "Tensor") refuse_unsupported_tensor_attr(sym_name(name));
     if (m.name == "Tensor" || m.name == "dtypes")
       raise("AttributeError", "type object '" + m.name + "' has no attribute '" + sym_name(name) + "'");
     raise("AttributeError", "module '" + m.name + "' has no attribute '" + sym_name(name) + "'");
   }
+  if (obj.kind == VKind::Tensor) {
+    // Python finds class attributes through an instance: x.arange, x.training
+    const Value& cls = reg_.globals.at(intern("Tensor"));
+    if (Value flag; tensor_flag(cls.as<ModuleObj>(), name, &flag)) return flag;
+    if (auto it = cls.as<ModuleObj>().attrs.find(name); it != cls.as<ModuleObj>().attrs.end()) return it->second;
+    refuse_unsupported_tensor_attr(sym_name(name));
+  }
   raise("AttributeError", "'" + type_name(obj) + "' object has no attribute '" + sym_name(name) + "'");
+}
+
+// A name tinygrad 0.9.1's Tensor has and tg does not: say so by name, with why, instead of a bare
+// AttributeError that reads like a typo.
+void refuse_unsupported_tensor_attr(const std::string& name) {
+  static const std::pair<const char*, const char*> unsupported[] = {
+      {"shard", "multi-device tensors are not supported yet"},
+      {"shard_", "multi-device tensors are not supported yet"},
+      {"lazydata", "tg's lazy graph is not a Python object: tg-trace --json shows it"},
+      {"schedule", "tg schedules a whole program with tg-schedule"},
+      {"schedule_with_vars", "tg schedules a whole program with tg-schedule"},
+      {"image_conv2d", "IMAGE kernels (tinygrad's IMAGE=1 GPU path) are not supported"},
+      {"image_dot", "IMAGE kernels (tinygrad's IMAGE=1 GPU path) are not supported"},
+      {"llvm_bf16_cast", "bfloat16 casts through LLVM are not supported"},
+      {"inference_mode", "use Tensor.no_grad / Tensor.training as flags"},
+  };
+  static const char* const devices[] = {"amd", "cuda", "disk", "gpu", "llvm", "metal", "npy", "nv", "python"};
+  for (const auto& [n, why] : unsupported)
+    if (name == n) raise("NotImplementedError", "Tensor." + name + ": not supported by tg (" + why + ")");
+  for (const char* d : devices)
+    if (name == d)
+      raise("NotImplementedError", "Tensor." + name + ": a tg program runs on one device, which tg-codegen "
+                                                      "--device picks");
 }
 
 } // namespace tg::script
