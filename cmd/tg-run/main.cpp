@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
 
 #include "device/host/bounds_check.h"
 #include "dtype/dtype_bytes.h"
@@ -19,6 +20,7 @@
 #include "io/format_array.h"
 #include "io/known_programs.h"
 #include "io/npy.h"
+#include "io/npy_steps.h"
 #include "io/npz.h"
 #include "io/tool.h"
 #include "launch/kernel_times.h"
@@ -40,6 +42,11 @@ int main(int argc, char** argv) {
                        : std::string();
           },
           "NAME=FILE.npy");
+  std::vector<std::string> per_step;
+  app.add_option("--per-step", per_step,
+                 "feed input NAME one slice per step: its --in file has one more leading axis than the input, "
+                 "and step i reads slice i, memory-mapped (repeatable; --steps defaults to that axis's length)")
+      ->option_text("NAME");
   std::vector<std::string> var_values;
   app.add_option("--var", var_values,
                  "give a symbolic variable (Variable(\"i\", 1, 10).bind(3) in the script) another value: "
@@ -91,15 +98,35 @@ int main(int argc, char** argv) {
       return 0;
     }
     std::map<std::string, tg::HostBuffer> inputs;
+    std::map<std::string, std::unique_ptr<tg::NpySteps>> series; // --per-step inputs
+    for (const std::string& name : per_step) series[name] = nullptr;
     for (const std::string& b : bindings) {
       auto eq = b.find('='); // the option's check() guarantees NAME=FILE
       std::string name = b.substr(0, eq);
       try {
-        inputs[name] = tg::read_npy(b.substr(eq + 1));
+        if (series.count(name)) {
+          series[name] = std::make_unique<tg::NpySteps>(b.substr(eq + 1));
+          if (series[name]->steps() == 0) tg::fail("ValueError", "the data set holds no steps");
+          inputs[name] = series[name]->step(0);
+        } else {
+          inputs[name] = tg::read_npy(b.substr(eq + 1));
+        }
       } catch (const tg::Error& e) {
         throw tg::Error(e.kind(), "input '" + name + "': " + e.what());
       }
     }
+    int64_t data_steps = 0;
+    for (const auto& [name, s] : series) {
+      if (!s) tg::fail("ValueError", "--per-step " + name + ": no --in " + name + "=FILE.npy binds it");
+      if (data_steps && s->steps() != data_steps && !app.count("--steps"))
+        tg::fail("ValueError", "--per-step: the data sets hold " + std::to_string(data_steps) + " and " +
+                                   std::to_string(s->steps()) + " steps; give --steps");
+      if (app.count("--steps") && steps > s->steps())
+        tg::fail("ValueError", "--per-step " + name + ": --steps " + std::to_string(steps) + " but its file holds " +
+                                   std::to_string(s->steps()) + " steps");
+      data_steps = data_steps ? std::min(data_steps, s->steps()) : s->steps();
+    }
+    if (!series.empty() && !app.count("--steps")) steps = data_steps;
     std::error_code not_there;
     bool regular_or_new = !std::filesystem::exists(out_file, not_there) ||
                           std::filesystem::is_regular_file(out_file, not_there); // /dev/null discards
@@ -146,7 +173,17 @@ int main(int argc, char** argv) {
     bool tty = isatty(STDERR_FILENO);
     if (log_every == 0) log_every = tty ? 1 : std::max<int64_t>(1, steps / 10);
     auto t0 = std::chrono::steady_clock::now();
+    auto cast_like_input = [&](const std::string& name, tg::HostBuffer hb) {
+      for (const tg::NamedBuffer& nb : program.inputs)
+        if (nb.name == name && hb.dtype != nb.dtype && cast) {
+          hb.data = tg::cast_elements(hb.data, hb.dtype, nb.dtype);
+          hb.dtype = nb.dtype;
+        }
+      return hb;
+    };
     for (int64_t step = 1; step <= steps; ++step) {
+      if (step > 1)
+        for (const auto& [name, s] : series) run.set_input(name, cast_like_input(name, s->step(step - 1)));
       run.step(run_options);
       if (!progress || (step % log_every != 0 && step != steps && step != 1)) continue;
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -223,7 +223,7 @@ std::vector<uint8_t> fortran_to_c(const uint8_t* src, const Shape& shape, int it
 
 } // namespace
 
-HostBuffer read_npy_bytes(std::string_view bytes, std::string_view name) {
+NpyView view_npy(std::string_view bytes, std::string_view name) {
   if (bytes.size() < 8 || bytes.substr(0, 6) != kMagic) npy_fail(name, "not a .npy file");
   uint8_t major = uint8_t(bytes[6]);
   size_t header_len, header_start;
@@ -250,17 +250,25 @@ HostBuffer read_npy_bytes(std::string_view bytes, std::string_view name) {
   if (have < *need)
     npy_fail(name,
              "truncated: expected " + std::to_string(*need) + " bytes of data, got " + std::to_string(have));
+  return {h.dtype, h.shape, h.fortran_order && h.shape.size() > 1, h.big_endian,
+          reinterpret_cast<const uint8_t*>(bytes.data()) + data_start, size_t(*need)};
+}
 
-  HostBuffer out{h.dtype, h.shape, {}};
-  const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data()) + data_start;
-  if (h.fortran_order && h.shape.size() > 1)
-    out.data = fortran_to_c(data, h.shape, item);
+HostBuffer npy_view_to_buffer(const NpyView& v) {
+  HostBuffer out{v.dtype, v.shape, {}};
+  int item = itemsize(v.dtype);
+  if (v.fortran_order)
+    out.data = fortran_to_c(v.data, v.shape, item);
   else
-    out.data.assign(data, data + *need);
-  if (h.big_endian)
+    out.data.assign(v.data, v.data + v.bytes);
+  if (v.big_endian)
     for (size_t i = 0; i < out.data.size(); i += size_t(item))
       std::reverse(out.data.begin() + i, out.data.begin() + i + item);
   return out;
+}
+
+HostBuffer read_npy_bytes(std::string_view bytes, std::string_view name) {
+  return npy_view_to_buffer(view_npy(bytes, name));
 }
 
 HostBuffer read_npy(const std::string& path) { return read_npy_bytes(read_file(path), path); }

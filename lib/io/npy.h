@@ -15,6 +15,19 @@ HostBuffer read_npy(const std::string& path);
 // `name` is what error messages call the input ("x.npy").
 HostBuffer read_npy_bytes(std::string_view bytes, std::string_view name = "<npy>");
 std::string npy_bytes(const HostBuffer& buffer, std::string_view name = "<npy>");
+
+// A .npy file's header and where its data lies in `bytes` (which it does not own): for reading
+// one slice of a large, memory-mapped array at a time (io/npy_steps.h).
+struct NpyView {
+  DType dtype;
+  Shape shape;
+  bool fortran_order = false; // with more than one dimension
+  bool big_endian = false;
+  const uint8_t* data = nullptr;
+  size_t bytes = 0;
+};
+NpyView view_npy(std::string_view bytes, std::string_view name);
+HostBuffer npy_view_to_buffer(const NpyView& view); // little-endian, C order
 // Atomic: a failed write leaves no partial file.
 void write_npy(const std::string& path, const HostBuffer& buffer);
 

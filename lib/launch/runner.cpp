@@ -222,6 +222,17 @@ void ProgramRun::load_states(const std::map<std::string, HostBuffer>& states) {
   states_ready_ = true;
 }
 
+void ProgramRun::set_input(const std::string& name, const HostBuffer& value) {
+  for (const NamedBuffer& nb : p_.inputs) {
+    if (nb.name != name) continue;
+    check_binding("input", {nb.name, nb.buffer, shape_at(nb.shape, p_.vars), nb.dtype}, value);
+    loaded_->synchronize(); // the last step's kernels may still read it
+    copy_in(nb, value);
+    return;
+  }
+  fail("ValueError", "the program has no input '" + name + "'");
+}
+
 void ProgramRun::launch(size_t i) {
   const LaunchDims& d = dims_[i];
   if (d.global[0] == 0 || d.global[1] == 0 || d.global[2] == 0) return; // a symbolic size of 0

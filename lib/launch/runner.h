@@ -47,6 +47,8 @@ public:
 
   // Every state of the program, by name, each with its declared shape and dtype.
   void load_states(const std::map<std::string, HostBuffer>& states);
+  // Binds input `name` anew before the next step (tg-run --per-step); checked as at construction.
+  void set_input(const std::string& name, const HostBuffer& value);
   void step(const RunOptions& options = {});
   std::map<std::string, HostBuffer> outputs() const;
   HostBuffer output(const std::string& name) const;
