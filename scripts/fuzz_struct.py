@@ -24,7 +24,7 @@ Every case is reproducible: `--seed S --case N` replays case N verbosely.
 
 Python 3 stdlib only (the ONNX seeds use .venv's onnx package when it is there).
 """
-import argparse, base64, copy, hashlib, json, os, random, re, shutil, signal, struct, subprocess, sys, tempfile, time
+import argparse, copy, hashlib, json, os, random, re, shutil, signal, struct, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -134,8 +134,9 @@ class Runner:
       err, timed_out = p.communicate()[1], True
     return p.returncode, err.decode(errors="replace"), timed_out
 
+# what tg never says itself: its own catch-all, protobuf's and the sanitizers' reports, glibc's heap checks
 BAD = re.compile(r"internal error|libprotobuf FATAL|Sanitizer|runtime error:|Assertion|terminate called|"
-                 r"free\(\)|double free|corrupted|stack smashing|Segmentation|Aborted|std::")
+                 r"free\(\)|malloc\(\)|double free|corrupted (size|double|top|unsorted)|stack smashing|std::")
 COMPILER = re.compile(r"error:|undeclared identifier|too many arguments|too few arguments|redefinition|"
                       r"build failed|clang failed|LLVM failed: .*:\d+:\d+")
 
@@ -166,7 +167,7 @@ def signature(tool, kind, line):
 
 # ---------------------------------------------------------------------------------- seeds
 
-def make_seeds(run, bindir, sdir, rng):
+def make_seeds(run, sdir, rng):
   """{target: [(name, file, {input: npy file}, device)]} from the scripts and ONNX models."""
   seeds = {t: [] for t in TARGETS}
   def ok(argv, cwd):
@@ -209,7 +210,7 @@ def make_seeds(run, bindir, sdir, rng):
 # ---------------------------------------------------------------------------------- JSON edits
 
 SKIP_KEYS = {"format", "version"}  # the readers' first checks; libFuzzer covers them
-NUMBERS = [0, -1, 1, 2, 3, 2**31 - 1, 2**31, 2**32, 2**40, 2**63 - 1, -2**63, 2**64]
+NUMBERS = [-1, 2**31 - 1, 2**31, 2**32, 2**40, 2**63 - 1, -2**63, 2**64]
 STRINGS = ["", "x", "a b", "\n", "x\u0001y", "\u007f", "\u00e9", "a" * 4096, "nan", "-inf", "n[1-8]",
            "(n[1-8]*2)", "n[0-2147483647]", "(1+m[2-3])", "BinaryOps.ADD", "LoadOps.VIEW", "float16", "core_end"]
 DELETE = object()
@@ -225,9 +226,10 @@ def walk(v, path=()):
     if not (path == () and k in SKIP_KEYS): yield from walk(c, path + (k,))
 
 def field_of(path):
-  """Which field a path is an instance of: its last key and how many list levels below it."""
-  keys = [p for p in path if isinstance(p, str)]
-  return (keys[-1] if keys else "", len(path) - (max(i for i, p in enumerate(path) if isinstance(p, str)) + 1 if keys else 0))
+  """Which field a path is an instance of: its last key and the list levels below it
+  (.nodes[3].src[0] and .nodes[5].src[1] are both ("src", 1))."""
+  i = max((i for i, p in enumerate(path) if isinstance(p, str)), default=-1)
+  return (path[i] if i >= 0 else "", len(path) - i - 1)
 
 def retype(v, rng):
   if isinstance(v, bool): return rng.choice([int(v), "true", None])
@@ -268,11 +270,17 @@ def json_edit(tree, rng):
   if op == "retype": return path, retype(v, rng)
   if op == "splice": return path, copy.deepcopy(rng.choice(alike))
   if op == "flip": return path, not v
-  if op == "number": return path, rng.choice(NUMBERS + [v + 1, v - 1, v * 10, -v, v // 2 if isinstance(v, int) else v / 2])
+  if op == "number":  # half small steps, which more often pass the readers' checks, half extremes
+    near = [v + 1, v - 1, 0, 1, 2, v * 2, -v, v // 2 if isinstance(v, int) else v / 2]
+    return path, rng.choice(near if rng.random() < 0.5 else NUMBERS + [v * 10])
   if op == "string":
     others = [c for _, c in nodes if isinstance(c, str) and len(c) < 64]
     return path, rng.choice([rng.choice(STRINGS), rng.choice(others or STRINGS), v + "\u0000"[:rng.randrange(2)] + "_2"])
   return path, resize(v, rng)
+
+def get(tree, path):
+  for p in path: tree = tree[p]
+  return tree
 
 def apply(tree, path, new):
   parent = tree
@@ -289,6 +297,14 @@ def mutate_json(data, rng):
   tree, edits, touched_src = json.loads(data), [], False
   for _ in range(rng.choice([1, 1, 1, 2, 2, 3])):
     path, new = json_edit(tree, rng)
+    old = get(tree, path)
+    # A third of the value edits go to every like field with that value (a node's shape, its
+    # view's, the named buffer's), as `walk(...)` would: the fields the readers check against
+    # each other change together, and the edit gets past them to the later tools.
+    same = [p for p, v in walk(tree) if p and p != path and field_of(p) == field_of(path) and v == old]
+    if new is not DELETE and same and rng.random() < 0.33:
+      for p in same: apply(tree, p, copy.deepcopy(new))
+      edits.append(f"every {field_of(path)[0]} equal to {json.dumps(old)[:60]}, {len(same) + 1} in all:")
     apply(tree, path, new)
     edits.append(describe(path, new))
     # an edited program kernel source may fail to compile; tg-codegen's own must not
@@ -333,8 +349,11 @@ def pb_parse(buf, msg):
       n, i = pb_varint(buf, i)
       v, i = buf[i:i + n], i + n
       sub = PB.get(msg, {}).get(f)
-      if isinstance(sub, tuple): v = pb_parse(v, sub[1])
+      if isinstance(sub, tuple):
+        try: v = pb_parse(v, sub[1])
+        except (ValueError, IndexError): pass  # not a message after all: kept as bytes
     else: raise ValueError(f"wire type {wt}")
+    if i > len(buf): raise ValueError("cut short")
     out.append([f, wt, v])
   return out
 
@@ -371,14 +390,14 @@ def pb_edit(model, rng):
   sites = list(pb_walk(model, "Model"))
   where, label, parent, i = rng.choice(sites)
   f, wt, v = parent[i]
-  alike = [s[2][s[3]][2] for s in sites if s[1] == label and s[2][s[3]][2] != v]
+  alike = [s[2][s[3]] for s in sites if s[1] == label and s[2][s[3]] != parent[i]]  # whole [field, wire, value]
   strings = [s[2][s[3]][2] for s in sites if isinstance(s[2][s[3]][2], bytes) and len(s[2][s[3]][2]) < 40]
   ops = ["drop", "dup", "wire"] + ["splice"] * 3 * bool(alike)
   ops += {0: ["varint"] * 5, 5: ["float"] * 2, 2: ["bytes"] * 4 if isinstance(v, bytes) else ["clear", "reorder", "reorder"]}.get(wt, [])
   op = rng.choice(ops)
   if op == "drop": del parent[i]; return f"drop {where}"
   if op == "dup": parent.insert(i, copy.deepcopy(parent[i])); return f"duplicate {where}"
-  if op == "splice": parent[i][2] = copy.deepcopy(rng.choice(alike)); return f"{where} = a copy of another {label}"
+  if op == "splice": parent[i] = copy.deepcopy(rng.choice(alike)); return f"{where} = a copy of another {label}"
   if op == "wire":  # a varint where bytes belong and back: a parse error, which must be clean
     parent[i][1:] = [2, b"7"] if wt == 0 else [0, 7]; return f"{where}: wire type {parent[i][1]}"
   if op == "varint":
@@ -414,7 +433,7 @@ def stages(target, inp, npys, device):
   return out
 
 def run_case(ctx, target, seeds, n, verbose=False):
-  """Case n of target: (whether the first stage accepted the edit, finding dict or None)."""
+  """Case n of target: (stages passed, stages in all, finding dict or None)."""
   rng = random.Random(f"{ctx.seed}:{target}:{n}")
   name, path, npys, seed_device = rng.choice(seeds)
   mutated, edits, touched_src = (mutate_onnx if target == "onnx" else mutate_json)(Path(path).read_bytes(), rng)
@@ -428,42 +447,45 @@ def run_case(ctx, target, seeds, n, verbose=False):
   must_compile = target != "program" or not touched_src
   info = dict(target=target, seed_name=name, case=n, edits=edits, input=inp, npys=sorted(npys), commands=[])
   if verbose: print(f"case {n}: seed {name}, device {device}\n  " + "\n  ".join(edits))
-  accepted = False
-  for i, argv in enumerate(stages(target, inp, npys, device)):
+  todo = stages(target, inp, npys, device)
+  # the whole pipeline, for commands.txt: once fixed, a replay goes past where this case stopped
+  info["pipeline"] = [" ".join(map(shell_quote, argv)) for argv in todo]
+  if npys and device in HOST: info["pipeline"].append("TG_CHECK_BOUNDS=1 " + info["pipeline"][-1])
+  for i, argv in enumerate(todo):
     runs = [({}, argv)]
     while runs:
       env, argv = runs.pop(0)
+      out = case / argv[argv.index("-o") + 1] if "-o" in argv else None
+      if out and out.exists(): out.unlink()  # what a run before left is not this run's
       rc, err, timed_out = ctx.run(argv, case, env)
       info["commands"].append("".join(f"{k}={v} " for k, v in env.items()) + " ".join(map(shell_quote, argv)))
       if verbose: print(f"$ {info['commands'][-1]}\n  exit {rc}{' (timeout)' if timed_out else ''} {err.strip()[:600]}")
-      out = case / argv[argv.index("-o") + 1] if "-o" in argv else None
-      if out and out.exists(): out.unlink()  # what the run before left is not this run's
       found = judge(argv[0], rc, err, timed_out, out, must_compile)
       if not found and env and rc != 0 and "TG_CHECK_BOUNDS" in err:
         found = ("bounds", err.strip().split("\n")[0])  # silent by default, caught by the guard pages
       if found:
         info.update(kind=found[0], stderr=err, signature=signature(argv[0], *found))
-        return accepted, info
-      if rc != 0: return accepted, None
+        return i, len(todo), info
+      if rc != 0: return i, len(todo), None
       # A run that passed: again with the guard pages, where they exist (host devices).
       if not env and argv[0] == "tg-run" and "--compile-only" not in argv and device in HOST:
         runs.append(({"TG_CHECK_BOUNDS": "1"}, argv))
-    accepted |= i == 0
-  return accepted, None
+  return len(todo), len(todo), None
 
 def shell_quote(a):
   return a if re.fullmatch(r"[\w@%+=:,./-]+", a) else "'" + a.replace("'", "'\\''") + "'"
 
 def save_finding(out_root, info, seed, bindir):
-  """OUT/findings/struct-T/HASH/: the input and its .npy files, commands.txt (one command a line,
-  what tests/cli/fuzz_regressions.bats replays from tests/fuzz/struct/found/), README.txt, repro.sh."""
+  """OUT/findings/struct-T/HASH/: the input and its .npy files, commands.txt (the pipeline, one
+  command a line, what tests/cli/fuzz_regressions.bats replays from tests/fuzz/struct/found/),
+  README.txt (edits, commands run, stderr) and repro.sh (the commands run, in a scratch dir)."""
   d = out_root / "findings" / f"struct-{info['target']}" / hashlib.sha1(info["signature"].encode()).hexdigest()[:12]
   if d.exists(): return None
   d.mkdir(parents=True)
   for f in [info["input"]] + [f"{k}.npy" for k in info["npys"]]: shutil.copy(Path(info["case_dir"]) / f, d / f)
   head = [info["signature"], f"seed program {info['seed_name']}; fuzz_struct.py --target {info['target']} "
           f"--seed {seed} --case {info['case']}", "edits (jq, or protobuf fields for onnx):"] + ["  " + e for e in info["edits"]]
-  (d / "commands.txt").write_text("\n".join(info["commands"]) + "\n")
+  (d / "commands.txt").write_text("\n".join(info["pipeline"]) + "\n")
   (d / "README.txt").write_text("\n".join(head + ["commands:"] + ["  " + c for c in info["commands"]]
                                           + ["stderr of the last:", info["stderr"]]) + "\n")
   (d / "repro.sh").write_text("#!/usr/bin/env bash\n" + "".join(f"# {l}\n" for l in head)
@@ -493,21 +515,22 @@ def main():
   tmp = Path(tempfile.mkdtemp(prefix="tg-fuzz-struct-"))
   try:
     ctx = Ctx(seed, tmp, Runner(bindir, tmp))
-    seeds = make_seeds(ctx.run, bindir, tmp / "seeds", random.Random(seed))
+    seeds = make_seeds(ctx.run, tmp / "seeds", random.Random(seed))
     if a.case is not None:
-      accepted, info = run_case(ctx, targets[0], seeds[targets[0]], a.case, verbose=True)
+      info = run_case(ctx, targets[0], seeds[targets[0]], a.case, verbose=True)[2]
       print(f"finding: {info['signature']}" if info else "no finding")
       return 1 if info else 0
     print(f"fuzz_struct: seed {seed}, seeds " + ", ".join(f"{t} {len(seeds[t])}" for t in targets), file=sys.stderr)
     failed = False
     for t in targets:
       start = last = time.time()
-      cases = accepted = 0
+      cases = accepted = through = 0
       found = {}  # signature -> count
       while seeds[t] and time.time() - start < a.seconds:
-        ok, info = run_case(ctx, t, seeds[t], cases)
+        passed, stage_count, info = run_case(ctx, t, seeds[t], cases)
         cases += 1
-        accepted += ok
+        accepted += passed > 0
+        through += passed == stage_count
         if info:
           info["case_dir"] = str(tmp / "case")
           if info["signature"] not in found:
@@ -516,8 +539,8 @@ def main():
           found[info["signature"]] = found.get(info["signature"], 0) + 1
         if time.time() - last >= 30:
           last = time.time()
-          print(f"  struct-{t}: {last - start:.0f}s  {cases} cases  {accepted} accepted  {len(found)} findings", file=sys.stderr)
-      print(f"fuzz-{'struct-' + t:<12} {a.seconds:g}s  {cases} executions  accepted {accepted}  seeds {len(seeds[t])}  findings {len(found)}",
+          print(f"  struct-{t}: {last - start:.0f}s  {cases} cases  {accepted} accepted  {through} ran through  {len(found)} findings", file=sys.stderr)
+      print(f"fuzz-{'struct-' + t:<12} {a.seconds:g}s  {cases} executions  accepted {accepted}  ran through {through}  seeds {len(seeds[t])}  findings {len(found)}",
             flush=True)
       failed |= bool(found) or not seeds[t]
     return 1 if failed else 0

@@ -15,6 +15,7 @@
 #include "io/input_kind.h"
 #include "io/json_numbers.h"
 #include "util/error.h"
+#include "util/printable.h"
 
 namespace tg {
 
@@ -753,21 +754,40 @@ std::string write_program(const Program& program, bool json) {
   return write_artifact(ArtifactKind::Program, json, [&](auto& ar) { put_program(ar, program); });
 }
 
+namespace {
+// Names in an artifact (a dtype, a role, an op) are the file's text: a message that quotes one
+// stays one line.
+template <class F> auto with_printable_errors(F&& read) {
+  try {
+    return read();
+  } catch (const Error& e) {
+    throw Error(e.kind(), printable(e.what()));
+  }
+}
+} // namespace
+
 Graph read_graph(std::string_view bytes) {
-  Graph g = read_artifact<Graph>(bytes, ArtifactKind::Graph, [](auto& ar) { return get_graph(ar); });
-  validate_graph(g);
-  return g;
+  return with_printable_errors([&] {
+    Graph g = read_artifact<Graph>(bytes, ArtifactKind::Graph, [](auto& ar) { return get_graph(ar); });
+    validate_graph(g);
+    return g;
+  });
 }
 Schedule read_schedule(std::string_view bytes) {
-  Schedule s =
-      read_artifact<Schedule>(bytes, ArtifactKind::Schedule, [](auto& ar) { return get_schedule(ar); });
-  validate_schedule(s);
-  return s;
+  return with_printable_errors([&] {
+    Schedule s =
+        read_artifact<Schedule>(bytes, ArtifactKind::Schedule, [](auto& ar) { return get_schedule(ar); });
+    validate_schedule(s);
+    return s;
+  });
 }
 Program read_program(std::string_view bytes) {
-  Program p = read_artifact<Program>(bytes, ArtifactKind::Program, [](auto& ar) { return get_program(ar); });
-  validate_program(p);
-  return p;
+  return with_printable_errors([&] {
+    Program p =
+        read_artifact<Program>(bytes, ArtifactKind::Program, [](auto& ar) { return get_program(ar); });
+    validate_program(p);
+    return p;
+  });
 }
 
 } // namespace tg

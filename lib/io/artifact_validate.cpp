@@ -69,6 +69,9 @@ void check_view(const View& v, const Checker& check, const std::string& where) {
   for (const sint& s : v.strides)
     check(s.min() > -kMaxElements && s.max() < kMaxElements, where, "stride out of range");
   check(v.offset.min() > -kMaxElements && v.offset.max() < kMaxElements, where, "offset out of range");
+  // the flag lets codegen index the buffer directly: it must be what the fields say
+  check(!v.contiguous || (v.offset == 0 && !v.mask && v.strides == strides_for_shape(v.shape)), where,
+        "view says it is contiguous, but its strides, offset or mask are not");
   if (!v.mask) return;
   check(v.mask->size() == v.shape.size(), where, [&] {
     return "mask has " + std::to_string(v.mask->size()) + " entries for " + std::to_string(v.shape.size()) +

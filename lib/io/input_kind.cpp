@@ -41,7 +41,9 @@ bool looks_like_onnx(std::string_view bytes) {
 std::string describe_foreign_input(std::string_view bytes) {
   if (starts_with(bytes, "\x93NUMPY")) return "a .npy array (tg-run binds one with --in NAME=FILE.npy)";
   if (starts_with(bytes, "PK\x03\x04")) return "a zip archive, such as tg-run's -o .npz output";
-  if (starts_with(bytes, "\x7f" "ELF")) return "a compiled binary";
+  if (starts_with(bytes, "\x7f"
+                         "ELF"))
+    return "a compiled binary";
   if (looks_like_safetensors(bytes)) return "a safetensors file (tg-run --load-state reads one)";
   if (looks_like_onnx(bytes)) return "an ONNX model (tg-trace reads it: tg-trace model.onnx | tg-schedule)";
   if (looks_like_text(bytes)) {

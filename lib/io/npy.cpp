@@ -250,8 +250,12 @@ NpyView view_npy(std::string_view bytes, std::string_view name) {
   if (have < *need)
     npy_fail(name,
              "truncated: expected " + std::to_string(*need) + " bytes of data, got " + std::to_string(have));
-  return {h.dtype, h.shape, h.fortran_order && h.shape.size() > 1, h.big_endian,
-          reinterpret_cast<const uint8_t*>(bytes.data()) + data_start, size_t(*need)};
+  return {h.dtype,
+          h.shape,
+          h.fortran_order && h.shape.size() > 1,
+          h.big_endian,
+          reinterpret_cast<const uint8_t*>(bytes.data()) + data_start,
+          size_t(*need)};
 }
 
 HostBuffer npy_view_to_buffer(const NpyView& v) {

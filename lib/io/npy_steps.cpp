@@ -33,7 +33,8 @@ NpySteps::NpySteps(const std::string& path) : path_(path) {
     if (map_) ::munmap(map_, map_size_);
     throw;
   }
-  if (view_.shape.empty()) fail("ValueError", path + ": a 0-d array has no steps (--per-step needs a leading axis)");
+  if (view_.shape.empty())
+    fail("ValueError", path + ": a 0-d array has no steps (--per-step needs a leading axis)");
   if (map_) ::madvise(map_, map_size_, MADV_SEQUENTIAL);
 }
 
@@ -58,8 +59,8 @@ HostBuffer NpySteps::step(int64_t i) const {
   size_t n = slice / size_t(item);
   std::vector<uint8_t> gathered(slice);
   for (size_t e = 0; e < n; ++e)
-    std::memcpy(gathered.data() + e * size_t(item), view_.data + (e * size_t(steps()) + size_t(i)) * size_t(item),
-                size_t(item));
+    std::memcpy(gathered.data() + e * size_t(item),
+                view_.data + (e * size_t(steps()) + size_t(i)) * size_t(item), size_t(item));
   v.data = gathered.data();
   v.bytes = slice;
   v.fortran_order = shape.size() > 1; // the gathered slice is the remaining axes in Fortran order

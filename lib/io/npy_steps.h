@@ -19,7 +19,9 @@ public:
 
   int64_t steps() const { return view_.shape.empty() ? 0 : int64_t(view_.shape[0]); }
   DType dtype() const { return view_.dtype; }
-  Shape step_shape() const { return Shape(view_.shape.begin() + (view_.shape.empty() ? 0 : 1), view_.shape.end()); }
+  Shape step_shape() const {
+    return Shape(view_.shape.begin() + (view_.shape.empty() ? 0 : 1), view_.shape.end());
+  }
   // Slice i, little-endian and in C order (a Fortran-ordered or big-endian file converts its slice).
   HostBuffer step(int64_t i) const;
 

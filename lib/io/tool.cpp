@@ -150,7 +150,8 @@ CLI::Validator positive_integer() {
         } catch (const std::exception&) {
           used = 0;
         }
-        if (used != text.size() || used == 0 || v < 1) return "expected a positive integer, got '" + text + "'";
+        if (used != text.size() || used == 0 || v < 1)
+          return "expected a positive integer, got '" + text + "'";
         return {};
       },
       "N>0");

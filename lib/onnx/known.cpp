@@ -72,9 +72,17 @@ Known known_of(const onnx::TensorProto& t, const std::string& where) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     fail("NotImplementedError", where + ": tensor '" + t.name() + "' keeps its data in an external file");
   Known k{*dt, Shape(t.dims().begin(), t.dims().end()), {}};
-  for (int64_t d : k.shape)
+  uint64_t count = 1;
+  for (int64_t d : k.shape) {
     if (d < 0) fail("ValueError", where + ": tensor '" + t.name() + "' has a negative dimension");
-  const size_t n = size_t(prod(k.shape)), isz = size_t(itemsize(*dt));
+    count = d == 0 || count == 0 ? 0 : count <= UINT64_MAX / uint64_t(d) ? count * uint64_t(d) : UINT64_MAX;
+  }
+  // Every element takes at least one byte of the message (raw bytes, a varint, a float): dims
+  // that promise more than the tensor carries are refused before anything is allocated.
+  if (count > uint64_t(t.ByteSizeLong()))
+    fail("ValueError", where + ": tensor '" + t.name() + "' has dims " + shape_repr(k.shape) +
+                           " but carries only " + std::to_string(t.ByteSizeLong()) + " bytes");
+  const size_t n = size_t(count), isz = size_t(itemsize(*dt));
   if (t.has_raw_data()) {
     if (t.raw_data().size() != n * isz)
       fail("ValueError", where + ": tensor '" + t.name() + "' holds " + std::to_string(t.raw_data().size()) +

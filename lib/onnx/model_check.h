@@ -3,7 +3,10 @@
 // outputs), so every count and range the importer relies on is checked here first, with one
 // error naming the node.
 #pragma once
+#include <cstdint>
 #include <string>
+
+#include "util/printable.h"
 
 namespace onnx {
 class ModelProto;
@@ -15,7 +18,5 @@ namespace tg {
 inline constexpr int64_t kNewestOnnxOpset = 30;
 
 void check_onnx_model(const onnx::ModelProto& model, const std::string& file);
-// `text` with control characters and non-UTF-8 bytes written as \xNN, for error messages.
-std::string printable(const std::string& text);
 
 } // namespace tg

@@ -179,4 +179,11 @@ Tensor Node::reduce(const Tensor& x, const std::function<Tensor(const Tensor&, c
   return f(x, a, keep);
 }
 
+size_t Node::spatial_rank(const Tensor& x) const {
+  if (x.shape().size() < 3)
+    bad("input 0 has shape " + shape_repr(x.shape()) +
+        ": it needs a batch, a channel and at least one spatial axis");
+  return x.shape().size() - 2;
+}
+
 } // namespace tg

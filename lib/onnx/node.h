@@ -93,6 +93,8 @@ public:
                                        const std::vector<int64_t>& dilations) const;
   // tinygrad's padding pairs (last dim first) as a Padding over all `rank` dims.
   static Padding padding_of(const std::vector<int64_t>& tg_pads, size_t rank);
+  // The spatial rank of an NCHW-style input (rank - 2); refuses an input with no spatial axes.
+  size_t spatial_rank(const Tensor& x) const;
   // kernel_shape, or the weight's trailing dims
   std::vector<int64_t> kernel_arg(const Tensor& w, size_t nd) const;
   // A Reduce* op: axes from the attribute or input `axes_input`, keepdims, noop_with_empty_axes.

@@ -81,6 +81,10 @@ public:
       if (!in.type().has_tensor_type() || !dt)
         fail("NotImplementedError",
              file + ": input '" + in.name() + "' is not a tensor of a type tg imports");
+      if (!tt.has_shape())
+        fail("NotImplementedError", file + ": input '" + in.name() +
+                                        "' has no shape (an unknown rank); tg "
+                                        "imports fixed shapes only");
       Shape shape;
       for (const auto& d : tt.shape().dim()) {
         if (!d.has_dim_value())

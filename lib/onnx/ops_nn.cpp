@@ -48,7 +48,7 @@ struct PoolGeometry {
 };
 
 PoolGeometry pool_geometry(const Node& n, const Tensor& x) {
-  size_t nd = x.shape().size() - 2;
+  size_t nd = n.spatial_rank(x);
   PoolGeometry g;
   g.kernel = n.kernel_arg(x, nd);
   g.strides = ints_or(n, "strides", nd, 1);
@@ -137,7 +137,7 @@ Tensor average_pool(const Node& n) {
 
 Outs conv_transpose(const Node& n) {
   Tensor x = n.in(0), w = n.in(1);
-  size_t nd = x.shape().size() - 2;
+  size_t nd = n.spatial_rank(x);
   std::vector<int64_t> kernel = n.kernel_arg(w, nd), strides = ints_or(n, "strides", nd, 1),
                        dil = ints_or(n, "dilations", nd, 1), out_pad = ints_or(n, "output_padding", nd, 0);
   std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
@@ -252,7 +252,7 @@ Tensor nll(const Node& n, const Tensor& log_prob, const Tensor& target) {
 void add_nn_ops(OpTable& t) {
   t["Conv"] = [](const Node& n) -> Outs {
     Tensor x = n.in(0), w = n.in(1);
-    size_t nd = x.shape().size() - 2;
+    size_t nd = n.spatial_rank(x);
     std::vector<int64_t> kernel = n.kernel_arg(w, nd), strides = ints_or(n, "strides", nd, 1),
                          dil = ints_or(n, "dilations", nd, 1);
     std::vector<int64_t> pads = n.spatial_padding(x.shape(), kernel, strides, dil);
@@ -265,7 +265,7 @@ void add_nn_ops(OpTable& t) {
     Tensor x = n.in(0).cast(DType::Int32), w = n.in(1).cast(DType::Int32);
     if (n.has_input(2)) x = x.sub(n.in(2).cast(DType::Int32));
     if (n.has_input(3)) w = w.sub(n.in(3).cast(DType::Int32));
-    size_t nd = x.shape().size() - 2;
+    size_t nd = n.spatial_rank(x);
     std::vector<int64_t> kernel = n.kernel_arg(w, nd), strides = ints_or(n, "strides", nd, 1),
                          dil = ints_or(n, "dilations", nd, 1);
     std::vector<int64_t> pads = n.spatial_padding(x.shape(), kernel, strides, dil);
@@ -277,7 +277,7 @@ void add_nn_ops(OpTable& t) {
   t["AveragePool"] = [](const Node& n) -> Outs { return {average_pool(n)}; };
   t["MaxUnpool"] = [](const Node& n) -> Outs { // each value to its flat index in the output
     Tensor x = n.in(0), idx = n.in(1);
-    size_t nd = x.shape().size() - 2;
+    size_t nd = n.spatial_rank(x);
     std::vector<int64_t> kernel = n.kernel_arg(x, nd), strides = ints_or(n, "strides", nd, 1);
     std::vector<int64_t> pads = n.attr_ints("pads").value_or(std::vector<int64_t>(2 * nd, 0));
     // scattered into the size the pooling implies, then placed at the start of output_shape

@@ -108,7 +108,7 @@ void add_quant_ops(OpTable& t) {
   t["QLinearConv"] = [](const Node& n) -> Outs {
     Tensor x = n.in(0), w = n.in(3);
     Tensor xc = centred(x, n, 2, 1), wc = centred(w, n, 5, 0);
-    size_t nd = x.shape().size() - 2;
+    size_t nd = n.spatial_rank(x);
     std::vector<int64_t> kernel = n.kernel_arg(w, nd);
     std::vector<int64_t> strides = n.attr_ints("strides").value_or(std::vector<int64_t>(nd, 1));
     std::vector<int64_t> dil = n.attr_ints("dilations").value_or(std::vector<int64_t>(nd, 1));

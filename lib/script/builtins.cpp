@@ -230,7 +230,8 @@ Value import_module(const std::string& path) {
                                {"GlobalCounters", extra.attrs.at(intern("GlobalCounters"))}});
   }
   if (path == "tinygrad.tensor") return module("tinygrad.tensor", {{"Tensor", global("Tensor")}});
-  if (path == "tinygrad.shape.symbolic") return module("tinygrad.shape.symbolic", {{"Variable", global("Variable")}});
+  if (path == "tinygrad.shape.symbolic")
+    return module("tinygrad.shape.symbolic", {{"Variable", global("Variable")}});
   if (path == "tinygrad.dtype") return module("tinygrad.dtype", {{"dtypes", global("dtypes")}});
   Value nn = global("nn");
   if (path == "tinygrad.nn") return nn;

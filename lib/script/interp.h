@@ -39,7 +39,7 @@ struct Builtin : Object {
   ParamSpec spec;
   NativeFn fn = nullptr;
   bool is_method = false; // the first parameter is self (bound on attribute access)
-  int device_param = -1;   // index of a `device` parameter: checked by check_device (one device)
+  int device_param = -1;  // index of a `device` parameter: checked by check_device (one device)
 };
 
 // A program runs on one device, the one tg-codegen --device picks; a script names it

@@ -639,7 +639,8 @@ Value Interp::get_attr(const Value& obj, Sym name) {
     // Python finds class attributes through an instance: x.arange, x.training
     const Value& cls = reg_.globals.at(intern("Tensor"));
     if (Value flag; tensor_flag(cls.as<ModuleObj>(), name, &flag)) return flag;
-    if (auto it = cls.as<ModuleObj>().attrs.find(name); it != cls.as<ModuleObj>().attrs.end()) return it->second;
+    if (auto it = cls.as<ModuleObj>().attrs.find(name); it != cls.as<ModuleObj>().attrs.end())
+      return it->second;
     refuse_unsupported_tensor_attr(sym_name(name));
   }
   raise("AttributeError", "'" + type_name(obj) + "' object has no attribute '" + sym_name(name) + "'");
@@ -664,8 +665,9 @@ void refuse_unsupported_tensor_attr(const std::string& name) {
     if (name == n) raise("NotImplementedError", "Tensor." + name + ": not supported by tg (" + why + ")");
   for (const char* d : devices)
     if (name == d)
-      raise("NotImplementedError", "Tensor." + name + ": a tg program runs on one device, which tg-codegen "
-                                                      "--device picks");
+      raise("NotImplementedError", "Tensor." + name +
+                                       ": a tg program runs on one device, which tg-codegen "
+                                       "--device picks");
 }
 
 } // namespace tg::script

@@ -23,11 +23,14 @@ setup() {
 # The last run_split was a success, or a clean refusal by TOOL that left no OUTPUT file.
 # (Explicit returns: a caller's `||` turns off set -e inside.)
 clean() { # tool [output-file]
-  if ((status >= 124)); then
-    echo "$1: exit $status (124: timed out; above 128: signal $((status - 128))): $err" >&2
+  if ((status >= 124)); then # timeout(1)'s 124, or 128 + a signal
+    local why="exit $status"
+    ((status == 124)) && why="no exit in ${TG_CMD_TIMEOUT}s"
+    ((status > 128)) && why="killed by signal $((status - 128))"
+    echo "$1: $why: $err" >&2
     return 1
   fi
-  case "$err" in *"internal error"* | *"(TG_CHECK_BOUNDS)"* | *Sanitizer* | *"libprotobuf FATAL"* | *Assertion*)
+  case "$err" in *"internal error"* | *Sanitizer* | *"libprotobuf FATAL"* | *Assertion*)
     printf '%s: %s\n' "$1" "$err" >&2
     return 1 ;;
   esac
@@ -48,20 +51,27 @@ clean() { # tool [output-file]
 
 # Runs each COMMAND in turn, as the fuzzer runs a pipeline (a stage reads the file the one
 # before wrote with -o), and checks it with clean(). The first refusal ends the replay: the
-# stages after it have no input. Sets $ran (commands run) and $status (the last one's).
+# stages after it have no input. A bounds report is a clean refusal (tg-run checks programs it
+# did not compile that way), except from a `TG_CHECK_BOUNDS=1 tg-run ...` that repeats a run
+# which passed without it: then the default run read or wrote out of bounds unnoticed.
+# Sets $ran (commands run) and $status (the last one's).
 replay() { # command...
-  local cmd words tool out i
+  local cmd words tool file i # not $out: run_split sets that
   ran=0
   for cmd in "$@"; do
     read -ra words <<<"$cmd"
-    tool="" out=""
+    tool="" file=""
     for ((i = 0; i < ${#words[@]}; i++)); do
       [[ -z $tool && ${words[i]} == tg-* ]] && tool=${words[i]}
-      [[ ${words[i]} == -o ]] && out=${words[i + 1]}
+      [[ ${words[i]} == -o ]] && file=${words[i + 1]}
     done
     run_split bash -c "$cmd"
     ran=$((ran + 1))
-    clean "$tool" "$out" || { echo "  in: $cmd" >&2; return 1; }
+    clean "$tool" "$file" || { echo "  in: $cmd" >&2; return 1; }
+    if [[ $cmd == TG_CHECK_BOUNDS=1\ * && $err == *"(TG_CHECK_BOUNDS)"* ]]; then
+      echo "passed without guard pages, out of bounds with them: $err" >&2
+      return 1
+    fi
     ((status == 0)) || return 0
   done
 }

@@ -341,10 +341,12 @@ TEST(ArtifactKinds, reading_the_wrong_kind_says_what_it_got) {
 TEST(ArtifactKinds, garbage_is_not_a_tg_artifact) {
   EXPECT_EQ(message_of([] { read_graph("hello world, this is not an artifact"); }),
             "input is not a tg artifact (bad magic)");
-  EXPECT_EQ(message_of([] { read_schedule(std::string("\x93NUMPY\x01\x00", 8)); }),
-            "input is a .npy array (tg-run binds one with --in NAME=FILE.npy), not a schedule (from tg-schedule)");
+  EXPECT_EQ(
+      message_of([] { read_schedule(std::string("\x93NUMPY\x01\x00", 8)); }),
+      "input is a .npy array (tg-run binds one with --in NAME=FILE.npy), not a schedule (from tg-schedule)");
   EXPECT_EQ(message_of([] { read_graph("x = input(\"x\", (4,))\noutput(\"y\", x + 1)\n"); }),
-            "input is a tg script (tg-trace reads it: tg-trace FILE.tg | tg-schedule), not a graph (from tg-trace)");
+            "input is a tg script (tg-trace reads it: tg-trace FILE.tg | tg-schedule), not a graph (from "
+            "tg-trace)");
   EXPECT_EQ(message_of([] { read_program("TGART\x09xxxxxxxx"); }), "input is not a tg artifact (bad magic)");
   EXPECT_EQ(message_of([] { read_graph("{\"nodes\": []}"); }),
             "input is not a tg artifact (JSON without a tg \"format\" field)");
