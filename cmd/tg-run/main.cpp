@@ -43,9 +43,10 @@ int main(int argc, char** argv) {
           },
           "NAME=FILE.npy");
   std::vector<std::string> per_step;
-  app.add_option("--per-step", per_step,
-                 "feed input NAME one slice per step: its --in file has one more leading axis than the input, "
-                 "and step i reads slice i, memory-mapped (repeatable; --steps defaults to that axis's length)")
+  app.add_option(
+         "--per-step", per_step,
+         "feed input NAME one slice per step: its --in file has one more leading axis than the input, "
+         "and step i reads slice i, memory-mapped (repeatable; --steps defaults to that axis's length)")
       ->option_text("NAME");
   std::vector<std::string> var_values;
   app.add_option("--var", var_values,
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
   app.add_option("--save-state", save_state,
                  "after the last step, write every state to this safetensors file");
   app.add_option("--loss", loss_name, "the output shown in progress lines (default: 'loss' if there is one)");
-  app.add_option("--log-every", log_every, "a progress line every K steps (default: about ten lines in all)")
+  app.add_option("--log-every", log_every, "a progress line every K steps, and after the first and the last (default: about ten lines in all)")
       ->check(tg::positive_integer());
   return tg::run_tool("tg-run", app, argc, argv, [&] {
     tg::Program program = tg::read_program(tg::read_input(input));
@@ -122,8 +123,8 @@ int main(int argc, char** argv) {
         tg::fail("ValueError", "--per-step: the data sets hold " + std::to_string(data_steps) + " and " +
                                    std::to_string(s->steps()) + " steps; give --steps");
       if (app.count("--steps") && steps > s->steps())
-        tg::fail("ValueError", "--per-step " + name + ": --steps " + std::to_string(steps) + " but its file holds " +
-                                   std::to_string(s->steps()) + " steps");
+        tg::fail("ValueError", "--per-step " + name + ": --steps " + std::to_string(steps) +
+                                   " but its file holds " + std::to_string(s->steps()) + " steps");
       data_steps = data_steps ? std::min(data_steps, s->steps()) : s->steps();
     }
     if (!series.empty() && !app.count("--steps")) steps = data_steps;

@@ -228,7 +228,7 @@ COUNTER=$'c = Tensor.zeros(3).contiguous().realize()\nc += 1\noutput("loss", c.s
   program "$COUNTER"
   run_split tg-run p.bin --steps 4 --log-every 2
   [ "$status" -eq 0 ]
-  expect_eq "$(printf '%s\n' "$err" | sed 's/ (.*//')" $'tg-run: step 2/4 loss 6.\ntg-run: step 4/4 loss 12.'
+  expect_eq "$(printf '%s\n' "$err" | sed 's/ (.*//')" $'tg-run: step 1/4 loss 3.\ntg-run: step 2/4 loss 6.\ntg-run: step 4/4 loss 12.'
   expect_contains "$out" "loss: shape=() dtype=float32"
 }
 
