@@ -24,6 +24,7 @@
 #include "io/npz.h"
 #include "io/tool.h"
 #include "launch/kernel_times.h"
+#include "launch/profile_trace.h"
 #include "launch/runner.h"
 #include "launch/state_file.h"
 #include "util/error.h"
@@ -62,6 +63,11 @@ int main(int argc, char** argv) {
   int repeat = 1;
   int64_t steps = 1, log_every = 0;
   app.add_flag("--time", timing, "print each kernel's wall time to stderr");
+  std::string profile;
+  app.add_option("--profile", profile,
+                 "write every launch as a Chrome/Perfetto trace (chrome://tracing, ui.perfetto.dev): a track "
+                 "for the steps and one for the device's kernels, each with its GFLOP/s and bytes")
+      ->option_text("FILE.json");
   app.add_option("--repeat", repeat, "with --time: launch each kernel N times and report the best")
       ->check(tg::positive_integer());
   auto* out_dir_opt = app.add_option("--out-dir", out_dir,
@@ -81,7 +87,9 @@ int main(int argc, char** argv) {
   app.add_option("--save-state", save_state,
                  "after the last step, write every state to this safetensors file");
   app.add_option("--loss", loss_name, "the output shown in progress lines (default: 'loss' if there is one)");
-  app.add_option("--log-every", log_every, "a progress line every K steps, and after the first and the last (default: about ten lines in all)")
+  app.add_option(
+         "--log-every", log_every,
+         "a progress line every K steps, and after the first and the last (default: about ten lines in all)")
       ->check(tg::positive_integer());
   return tg::run_tool("tg-run", app, argc, argv, [&] {
     tg::Program program = tg::read_program(tg::read_input(input));
@@ -167,6 +175,11 @@ int main(int argc, char** argv) {
       run_options.kernel_seconds = &seconds;
       run_options.repeat = repeat;
     }
+    std::vector<tg::KernelEvent> events;
+    if (!profile.empty()) {
+      if (timing) tg::fail("ValueError", "--profile times every launch itself: drop --time");
+      run_options.events = &events;
+    }
     // Progress: a line after the first step (how long one takes), every log_every steps and
     // after the last; on a terminal, one line
     // rewritten in place.
@@ -195,6 +208,7 @@ int main(int argc, char** argv) {
       std::fflush(stderr);
     }
     if (!seconds.empty()) tg::print_kernel_times(program, seconds, stderr);
+    if (!profile.empty()) tg::write_output(tg::profile_trace_json(program, events), profile, false);
     if (!save_state.empty()) tg::save_state_file(run, save_state);
     std::map<std::string, tg::HostBuffer> outputs = run.outputs();
     if (!out_file.empty()) {

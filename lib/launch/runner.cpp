@@ -263,6 +263,16 @@ void ProgramRun::fill_random(size_t i) {
 void ProgramRun::launch_range(bool init, const RunOptions& options) {
   for (size_t i = 0; i < p_.kernels.size(); i++) {
     if (p_.kernels[i].init != init) continue;
+    if (options.events) {
+      auto t0 = std::chrono::steady_clock::now();
+      launch(i);
+      loaded_->synchronize();
+      auto t1 = std::chrono::steady_clock::now();
+      options.events->push_back({i, steps_run_,
+                                 std::chrono::duration<double, std::micro>(t0 - start_).count(),
+                                 std::chrono::duration<double, std::micro>(t1 - t0).count()});
+      continue;
+    }
     if (!options.kernel_seconds) {
       launch(i);
       continue;
@@ -290,6 +300,7 @@ void ProgramRun::step(const RunOptions& options) {
     states_ready_ = true;
   }
   launch_range(false, options);
+  ++steps_run_;
 }
 
 std::map<std::string, HostBuffer> ProgramRun::outputs() const {

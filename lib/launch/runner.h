@@ -3,6 +3,7 @@
 // kernel in order with its buffers, launch sizes and int parameters, and copy the outputs
 // back.
 #pragma once
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -26,8 +27,17 @@ CompiledProgram compile_program(const Program& p);
 
 // Runs `p` with the named inputs. Errors name the input: "missing input 'x'", "input 'x':
 // expected shape (4, 8), got (3, 8)", "input 'x': expected dtype float32, got int32".
+// One kernel launch as --profile records it: which kernel, in which step, when (µs since the
+// run's start) and for how long.
+struct KernelEvent {
+  size_t kernel = 0;
+  int64_t step = 0;
+  double start_us = 0, duration_us = 0;
+};
+
 struct RunOptions {
   std::vector<double>* kernel_seconds = nullptr; // when set: each kernel's best wall time
+  std::vector<KernelEvent>* events = nullptr;    // when set: every launch, each waited for
   int repeat = 1;                                // launches per kernel when timing
   double give_up = 0; // when timing: no more launches of a kernel once one took longer (s; 0: never)
 };
@@ -75,6 +85,8 @@ private:
   std::vector<int> device_index_;         // each kernel's index in the device's program; -1: random
   std::vector<bool> in_place_;            // the kernel writes a state or an input
   bool states_ready_ = false;
+  int64_t steps_run_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 } // namespace tg
