@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <mutex>
+#include <sys/mman.h>
+#include <unordered_map>
 
 #include "device/host/bounds_check.h"
 #include "runtime/thread_pool.h"
@@ -13,10 +16,26 @@
 
 namespace tg {
 
+namespace {
+// Large buffers come from mmap: the kernel zero-fills their pages when first touched, so a
+// buffer pays for the bytes a program uses, not for a memset of all of them (a buffer table
+// edited to 2^32 elements allocates at once instead of writing 16 GB of zeros).
+constexpr size_t kMappedBytes = size_t(1) << 20;
+std::mutex g_mapped_mu;
+std::unordered_map<void*, size_t> g_mapped; // mapped buffer -> length
+} // namespace
+
 void* HostAllocator::alloc(size_t bytes) {
   if (bounds_checking()) return guarded_alloc(bytes);
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
+  if (rounded >= kMappedBytes) {
+    void* p = ::mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) fail("RuntimeError", "out of memory allocating " + std::to_string(bytes) + " bytes");
+    std::lock_guard<std::mutex> lock(g_mapped_mu);
+    g_mapped.emplace(p, rounded);
+    return p;
+  }
   void* p = std::aligned_alloc(64, rounded);
   if (!p) fail("RuntimeError", "out of memory allocating " + std::to_string(bytes) + " bytes");
   std::memset(p, 0, rounded);
@@ -25,6 +44,14 @@ void* HostAllocator::alloc(size_t bytes) {
 
 void HostAllocator::free(void* buffer) {
   if (bounds_checking()) return guarded_free(buffer);
+  {
+    std::lock_guard<std::mutex> lock(g_mapped_mu);
+    if (auto it = g_mapped.find(buffer); it != g_mapped.end()) {
+      ::munmap(it->first, it->second);
+      g_mapped.erase(it);
+      return;
+    }
+  }
   std::free(buffer);
 }
 
