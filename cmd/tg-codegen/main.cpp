@@ -62,21 +62,37 @@ int main(int argc, char** argv) {
     if (beam > 0) {
       if (noopt || optimizer == "tinygrad")
         tg::fail("ValueError", "--beam searches opts itself: drop --noopt and --opt");
-      options.optimize = [&, done = 0](tg::Kernel& k, const tg::ScheduleKernel& sk) mutable {
+      // Progress as "kernel i/N", i the kernel's number in the program (as --time and
+      // --print-after number them), and an estimate of the time left from the searches so far.
+      size_t total = schedule.kernels.size();
+      auto started = std::chrono::steady_clock::now();
+      options.optimize = [&, done = 0, searched = 0](tg::Kernel& k, const tg::ScheduleKernel& sk) mutable {
         auto t0 = std::chrono::steady_clock::now();
         tg::BeamResult r = tg::beam_search(sk, schedule, tg::device(device), beam);
         tg::apply_beam(k, r);
-        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        auto t1 = std::chrono::steady_clock::now();
+        double s = std::chrono::duration<double>(t1 - t0).count();
         ++done;
+        searched += !r.cached;
+        size_t number = size_t(&sk - schedule.kernels.data()) + 1;
+        if (number < 1 || number > total) number = size_t(done);
+        double elapsed = std::chrono::duration<double>(t1 - started).count();
+        std::string left =
+            number < total && searched > 0
+                ? ", about " + std::to_string(int(elapsed / double(done) * double(total - number) + 0.5)) +
+                      " s left"
+                : "";
         if (r.cached)
-          std::fprintf(stderr, "tg-codegen: beam %d: kernel %d %s: cached\n", beam, done, k.name().c_str());
+          std::fprintf(stderr, "tg-codegen: beam %d: kernel %zu/%zu %s: cached%s\n", beam, number, total,
+                       k.name().c_str(), left.c_str());
         else
           std::fprintf(
               stderr,
-              "tg-codegen: beam %d: kernel %d %s: %.3f ms (tg's optimizer: %.3f ms), %d candidates in %d "
-              "rounds, %.1f s%s\n",
-              beam, done, k.name().c_str(), r.seconds * 1e3, r.tg_seconds * 1e3, r.candidates, r.rounds, s,
-              r.rejected ? " (the fastest computed other outputs: tg's kept)" : "");
+              "tg-codegen: beam %d: kernel %zu/%zu %s: %.3f ms (tg's optimizer: %.3f ms), %d candidates "
+              "in %d rounds, %.1f s%s%s\n",
+              beam, number, total, k.name().c_str(), r.seconds * 1e3, r.tg_seconds * 1e3, r.candidates,
+              r.rounds, s, r.rejected ? " (the fastest computed other outputs: tg's kept)" : "",
+              left.c_str());
       };
     }
     std::vector<tg::Stage> shown;
@@ -87,7 +103,7 @@ int main(int argc, char** argv) {
       options.observe = [&](size_t i, const tg::ScheduleKernel& sk, const tg::LoweredKernel& lk) {
         for (tg::Stage st : shown) {
           std::string text = tg::stage_text(st, sk, lk);
-          std::fprintf(stderr, "tg-codegen: kernel %zu %s after %s:\n%s", i, lk.name.c_str(),
+          std::fprintf(stderr, "tg-codegen: kernel %zu %s after %s:\n%s", i + 1, lk.name.c_str(),
                        std::string(tg::stage_names()[size_t(st)]).c_str(), text.c_str());
         }
       };

@@ -144,15 +144,15 @@ PY
   tg-trace s.tg | tg-schedule -o s.sched
   run_split tg-codegen s.sched --print-after render,opts --print-after linearize -o /dev/null
   [ "$status" -eq 0 ]
-  expect_eq "$(grep -E '^tg-codegen: ' <<<"$err")" "tg-codegen: kernel 0 r_64_16_4 after opts:
-tg-codegen: kernel 0 r_64_16_4 after linearize:
-tg-codegen: kernel 0 r_64_16_4 after render:"
+  expect_eq "$(grep -E '^tg-codegen: ' <<<"$err")" "tg-codegen: kernel 1 r_64_16_4 after opts:
+tg-codegen: kernel 1 r_64_16_4 after linearize:
+tg-codegen: kernel 1 r_64_16_4 after render:"
   expect_contains "$err" "[Opt(op=OptOps.UNROLL, axis=0, amt=4)]"
   expect_contains "$err" "UOps.DEFINE_ACC"
   expect_contains "$err" "void r_64_16_4(float* restrict data0, const float* restrict data1"
   run_split tg-codegen s.sched --print-after all -o /dev/null
   [ "$status" -eq 0 ]
-  expect_eq "$(grep -cE '^tg-codegen: kernel 0 r_64_16_4 after (ast|opts|linearize|rewrite|render):$' <<<"$err")" 5
+  expect_eq "$(grep -cE '^tg-codegen: kernel 1 r_64_16_4 after (ast|opts|linearize|rewrite|render):$' <<<"$err")" 5
   run_split tg-codegen s.sched --print-after source -o /dev/null
   [ "$status" -eq 2 ]
   [[ "$err" == "tg-codegen: "*"unknown stage 'source'"* ]]
@@ -163,7 +163,7 @@ tg-codegen: kernel 0 r_64_16_4 after render:"
   schedule $'a = input("a", (64, 96))\nb = input("b", (96, 48))\noutput("c", (a @ b).relu())'
   run_split tg-codegen --beam 2 s.bin -o beam.prog
   [ "$status" -eq 0 ]
-  expect_contains "$err" "tg-codegen: beam 2: kernel 1 "
+  expect_contains "$err" "tg-codegen: beam 2: kernel 1/1 "
   expect_contains "$err" "candidates in"
   make_npy a.npy 'np.random.default_rng(1).standard_normal((64, 96)).astype(np.float32)'
   make_npy b.npy 'np.random.default_rng(2).standard_normal((96, 48)).astype(np.float32)'
