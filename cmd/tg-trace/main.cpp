@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
       } else {
         graph = tg::trace_script(source, name, so);
       }
-    } catch (const tg::ScriptError& e) {
+    } catch (const tg::ScriptError& e) { // Python's traceback, then tg's one line
+      std::fputs(e.traceback_text(source).c_str(), stderr);
       throw tg::Error(e.kind(), e.what());
     }
     if (opts.dot)

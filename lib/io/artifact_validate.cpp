@@ -276,6 +276,10 @@ public:
           return "stores a value of shape " + str(*srcs[0]) + " through a view of shape " + str(shape);
         });
         check_store_view(mb->st, where);
+        check_(dtypes_.at(op->src[0].get()) == mb->dtype, where, [&] {
+          return "stores a " + std::string(py_name(dtypes_.at(op->src[0].get()))) + " value into a " +
+                 std::string(py_name(mb->dtype)) + " buffer";
+        });
         check_(stored_.insert(mb->idx).second, where,
                [&] { return "stores into buffer " + std::to_string(mb->idx) + " twice"; });
       }

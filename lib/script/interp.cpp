@@ -829,12 +829,22 @@ struct DepthGuard {
 };
 } // namespace
 
+// Frames a traceback keeps (a runaway recursion would otherwise keep a thousand).
+constexpr size_t kTracebackFrames = 64;
+
 Value Interp::call_function(const FunctionObj& f, CallArgs& args) {
   DepthGuard guard(depth_, recursion_limit_);
   auto frame = std::make_shared<Frame>();
   bind_arguments(f.def->name, f.spec, args, frame->slots);
   FrameScope scope(frame_, std::move(frame), f.def->nlocals, f.closure);
-  Flow fl = exec_block(f.def->body);
+  Flow fl;
+  try {
+    fl = exec_block(f.def->body);
+  } catch (PyError& e) { // a traceback frame; the caller's statement gives the next line
+    if (e.calls.size() < kTracebackFrames) e.calls.emplace_back(f.def->name, e.line);
+    e.line = 0;
+    throw;
+  }
   if (fl == Flow::Break || fl == Flow::Continue) raise("SyntaxError", "'break' outside loop");
   if (fl != Flow::Return) return Value();
   Value r = std::move(return_value_);

@@ -12,10 +12,47 @@
 
 namespace tg {
 
-ScriptError::ScriptError(std::string file, int line, std::string kind, std::string message)
+ScriptError::ScriptError(std::string file, int line, std::string kind, std::string message,
+                         std::vector<TraceFrame> traceback)
     : std::runtime_error(file + ":" + std::to_string(line) + ": " + kind +
                          (message.empty() ? "" : ": " + message)),
-      file_(std::move(file)), line_(line), kind_(std::move(kind)), message_(std::move(message)) {}
+      file_(std::move(file)), line_(line), kind_(std::move(kind)), message_(std::move(message)),
+      traceback_(std::move(traceback)) {}
+
+std::string ScriptError::traceback_text(const std::string& source) const {
+  if (traceback_.size() < 2) return "";
+  std::vector<std::string_view> lines;
+  for (size_t at = 0; at <= source.size();) {
+    size_t end = std::min(source.find('\n', at), source.size());
+    lines.push_back(std::string_view(source).substr(at, end - at));
+    at = end + 1;
+  }
+  std::string out = "Traceback (most recent call last):\n";
+  auto frame_text = [&](const TraceFrame& f) {
+    std::string t = "  File \"" + file_ + "\", line " + std::to_string(f.line) + ", in " + f.function + "\n";
+    if (f.line >= 1 && size_t(f.line) <= lines.size()) {
+      std::string_view code = lines[size_t(f.line) - 1];
+      while (!code.empty() && (code.front() == ' ' || code.front() == '\t')) code.remove_prefix(1);
+      if (!code.empty()) t += "    " + std::string(code) + "\n";
+    }
+    return t;
+  };
+  // a recursion's repeated frames collapse as Python's do
+  for (size_t i = 0; i < traceback_.size();) {
+    size_t j = i;
+    while (j + 1 < traceback_.size() && traceback_[j + 1].line == traceback_[i].line &&
+           traceback_[j + 1].function == traceback_[i].function)
+      ++j;
+    out += frame_text(traceback_[i]);
+    if (j - i >= 3) {
+      out += "  [Previous line repeated " + std::to_string(j - i) + " more times]\n";
+    } else {
+      for (size_t k = i + 1; k <= j; ++k) out += frame_text(traceback_[k]);
+    }
+    i = j + 1;
+  }
+  return out;
+}
 
 namespace {
 
@@ -63,7 +100,12 @@ ScriptResult evaluate(const std::string& source, const std::string& filename, co
     }
     return result;
   } catch (PyError& e) {
-    throw ScriptError(filename, e.line, e.kind(), e.what());
+    if (e.calls.empty()) throw ScriptError(filename, e.line, e.kind(), e.what());
+    std::vector<TraceFrame> traceback{{e.line, "<module>"}};
+    for (auto it = e.calls.rbegin(); it != e.calls.rend(); ++it) // Python names a method by its own name
+      traceback.push_back({it->second, it->first.substr(it->first.rfind('.') + 1)});
+    int innermost = traceback.back().line;
+    throw ScriptError(filename, innermost, e.kind(), e.what(), std::move(traceback));
   } catch (Error& e) {
     throw ScriptError(filename, 0, e.kind(), e.what());
   }

@@ -15,18 +15,32 @@ namespace tg {
 
 // A script failure: the file and line, the Python/tinygrad exception type and its message.
 // what() is "FILE:LINE: Kind: message".
+// Where an error went through a function: the traceback, outermost call first.
+struct TraceFrame {
+  int line;
+  std::string function; // "<module>" for the script's top level
+};
+
 class ScriptError : public std::runtime_error {
 public:
-  ScriptError(std::string file, int line, std::string kind, std::string message);
+  // `line` is where the error was: the innermost frame's line.
+  ScriptError(std::string file, int line, std::string kind, std::string message,
+              std::vector<TraceFrame> traceback = {});
   const std::string& file() const { return file_; }
   int line() const { return line_; }
   const std::string& kind() const { return kind_; }
   const std::string& message() const { return message_; }
+  // Empty for an error at the top level; else every frame down to the innermost.
+  const std::vector<TraceFrame>& traceback() const { return traceback_; }
+  // Python's form ("Traceback (most recent call last):", then File "f", line N, in fn and the
+  // source line of each frame), without the final line; "" when there is no traceback.
+  std::string traceback_text(const std::string& source) const;
 
 private:
   std::string file_;
   int line_;
   std::string kind_, message_;
+  std::vector<TraceFrame> traceback_;
 };
 
 struct ScriptOptions {

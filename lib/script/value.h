@@ -148,6 +148,9 @@ inline Tensor& Value::t() const { return static_cast<TensorObj&>(*obj).t; }
 // the line; trace_script turns it into a ScriptError.
 struct PyError : Error {
   int line = 0; // 0 = not known yet
+  // The functions the error left, innermost first: each one's name and the line in it where
+  // the error was (the traceback; `line` is then the line of the outermost call).
+  std::vector<std::pair<std::string, int>> calls;
   PyError(std::string kind, const std::string& message, int l = 0)
       : Error(std::move(kind), message), line(l) {}
 };

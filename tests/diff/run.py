@@ -394,7 +394,10 @@ def compare(snip: Snippet, oracle: OracleResult, bindir: Path, target: Target) -
         if failed is None:
             return f"tinygrad raises {want}; tg succeeded"
         name, rc, err = failed
-        m = TG_ERROR.match(err.strip()) if name == "tg-trace" else None
+        # (after a traceback, the error is the line that starts with the tool's name)
+        text = err.strip()
+        text = text[text.find("tg-trace: "):] if "tg-trace: " in text else text
+        m = TG_ERROR.match(text) if name == "tg-trace" else None
         if not m:
             return f"tinygrad raises {want}; {name} exited {rc}: {first_line(err)}"
         got_line, got_type, got_msg = int(m.group(1)), m.group(2), (m.group(3) or "").strip()

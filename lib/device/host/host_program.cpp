@@ -30,7 +30,8 @@ void* HostAllocator::alloc(size_t bytes) {
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
   if (rounded >= kMappedBytes) {
-    void* p = ::mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* p =
+        ::mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) fail("RuntimeError", "out of memory allocating " + std::to_string(bytes) + " bytes");
     std::lock_guard<std::mutex> lock(g_mapped_mu);
     g_mapped.emplace(p, rounded);

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <memory>
+#include <unistd.h>
 
 #include "runtime/compile_cache.h"
 #include "util/error.h"
@@ -42,6 +44,29 @@ struct OpenCLApi {
   TG_CL_FUNCTIONS(TG_CL_MEMBER)
 #undef TG_CL_MEMBER
 };
+
+namespace {
+// Standard error pointed at /dev/null while a driver compiles: an ICD's compiler may write its
+// diagnostics there too, and tg reports them once, from the build log, as one line.
+class QuietStderr {
+public:
+  QuietStderr() : saved_(::dup(STDERR_FILENO)) {
+    int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved_ >= 0 && null >= 0) ::dup2(null, STDERR_FILENO);
+    if (null >= 0) ::close(null);
+  }
+  ~QuietStderr() {
+    if (saved_ < 0) return;
+    ::dup2(saved_, STDERR_FILENO);
+    ::close(saved_);
+  }
+  QuietStderr(const QuietStderr&) = delete;
+  QuietStderr& operator=(const QuietStderr&) = delete;
+
+private:
+  int saved_;
+};
+} // namespace
 
 namespace {
 
@@ -260,7 +285,10 @@ std::string OpenCLContext::build(const std::string& source) const {
   check_cl(status, "clCreateProgramWithSource");
   // Release the program on every path out, including the throws below.
   std::unique_ptr<_cl_program, decltype(cl.clReleaseProgram)> guard(program, cl.clReleaseProgram);
-  status = cl.clBuildProgram(program, 1, &device, nullptr, nullptr, nullptr);
+  {
+    QuietStderr quiet; // PoCL's compiler prints "1 error generated." itself; the log has it all
+    status = cl.clBuildProgram(program, 1, &device, nullptr, nullptr, nullptr);
+  }
   if (status == CL_BUILD_PROGRAM_FAILURE)
     compile_failed("OpenCL build", "opencl", build_log(cl, program, device));
   check_cl(status, "clBuildProgram");
@@ -328,7 +356,10 @@ OpenCLProgram::OpenCLProgram(const std::string& binary, const std::vector<std::s
   try {
     check_cl(binary_status, "clCreateProgramWithBinary");
     // Needed even for a binary: the program is not executable until built (macOS insists too).
-    status = cl.clBuildProgram(program, 1, &device, nullptr, nullptr, nullptr);
+    {
+      QuietStderr quiet;
+      status = cl.clBuildProgram(program, 1, &device, nullptr, nullptr, nullptr);
+    }
     if (status == CL_BUILD_PROGRAM_FAILURE)
       compile_failed("OpenCL build of a program binary", "opencl", build_log(cl, program, device));
     check_cl(status, "clBuildProgram");
