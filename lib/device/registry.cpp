@@ -11,6 +11,7 @@
 #include "device/llvm/llvm_device.h"
 #include "device/opencl/opencl_device.h"
 #include "util/error.h"
+#include "util/printable.h"
 
 namespace tg {
 
@@ -57,7 +58,7 @@ Device& device(const std::string& given) {
     if (name == e.name) return *made.emplace(name, e.make()).first->second;
   std::string known;
   for (const Entry& e : kDevices) known += (known.empty() ? "" : ", ") + std::string(e.name);
-  fail("RuntimeError", "unknown device '" + given + "' (known: " + known + ")");
+  fail("RuntimeError", "unknown device '" + printable(given) + "' (known: " + known + ")");
 }
 
 } // namespace tg

@@ -70,7 +70,8 @@ void check_view(const View& v, const Checker& check, const std::string& where) {
     check(s.min() > -kMaxElements && s.max() < kMaxElements, where, "stride out of range");
   check(v.offset.min() > -kMaxElements && v.offset.max() < kMaxElements, where, "offset out of range");
   // the flag lets codegen index the buffer directly: it must be what the fields say
-  if (v.contiguous) { // (a dimension of size 1 may have any stride)
+  bool empty = std::any_of(v.shape.begin(), v.shape.end(), [](const sint& d) { return d == 0; });
+  if (v.contiguous && !empty) { // (a dimension of size 1 may have any stride; an empty view, any)
     Shape want = strides_for_shape(v.shape);
     bool same = v.offset == 0 && !v.mask;
     for (size_t d = 0; same && d < v.shape.size(); ++d) same = v.shape[d] == 1 || v.strides[d] == want[d];

@@ -134,9 +134,12 @@ std::vector<int64_t> Node::spatial_padding(const Shape& x, const std::vector<int
                                            const std::vector<int64_t>& strides,
                                            const std::vector<int64_t>& dilations) const {
   size_t nd = kernel.size();
+  if (strides.size() != nd || dilations.size() != nd || x.size() < nd)
+    bad("kernel, strides and dilations disagree on the number of spatial dims");
   std::vector<int64_t> pads = attr_ints("pads").value_or(std::vector<int64_t>(2 * nd, 0));
   std::string auto_pad = attr_string("auto_pad", "NOTSET");
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    pads.assign(2 * nd, 0);
     for (size_t d = 0; d < nd; ++d) {
       int64_t in = x[x.size() - nd + d], out = (in + strides[d] - 1) / strides[d];
       int64_t total = std::max<int64_t>((out - 1) * strides[d] + (kernel[d] - 1) * dilations[d] + 1 - in, 0);
@@ -161,7 +164,15 @@ Padding Node::padding_of(const std::vector<int64_t>& tg_pads, size_t rank) {
 }
 
 std::vector<int64_t> Node::kernel_arg(const Tensor& w, size_t nd) const {
-  if (auto k = attr_ints("kernel_shape")) return *k;
+  if (auto k = attr_ints("kernel_shape")) {
+    if (k->size() != nd)
+      bad("kernel_shape has " + std::to_string(k->size()) + " values for " + std::to_string(nd) +
+          " spatial dims");
+    return *k;
+  }
+  if (w.shape().size() < nd)
+    bad("the kernel has " + std::to_string(w.shape().size()) + " dims for " + std::to_string(nd) +
+        " spatial dims");
   return std::vector<int64_t>(w.shape().end() - long(nd), w.shape().end());
 }
 

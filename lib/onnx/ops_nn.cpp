@@ -13,7 +13,10 @@ namespace {
 using Outs = std::vector<Tensor>;
 
 std::vector<int64_t> ints_or(const Node& n, const std::string& name, size_t nd, int64_t def) {
-  return n.attr_ints(name).value_or(std::vector<int64_t>(nd, def));
+  std::vector<int64_t> v = n.attr_ints(name).value_or(std::vector<int64_t>(nd, def));
+  if (v.size() != nd)
+    n.bad(name + " has " + std::to_string(v.size()) + " values for " + std::to_string(nd) + " spatial dims");
+  return v;
 }
 
 // (begin, end) per trailing spatial dim, from tinygrad's pairs (last dim first).
