@@ -234,7 +234,7 @@ def field_of(path):
 def retype(v, rng):
   if isinstance(v, bool): return rng.choice([int(v), "true", None])
   if isinstance(v, (int, float)): return rng.choice([str(v), [v], {}, True, v + 0.5])
-  if isinstance(v, str): return rng.choice([int(re.sub(r"\D", "", v) or 0), [v], {}, False])
+  if isinstance(v, str): return rng.choice([int((re.sub(r"\D", "", v) or "0")[:18]), [v], {}, False])
   if isinstance(v, list): return rng.choice([{}, str(v)[:40], v[0] if v else 0, [v]])
   if isinstance(v, dict): return rng.choice([[], "x", 0, list(v.values())[:1]])
   return rng.choice([0, "", [], {}])
