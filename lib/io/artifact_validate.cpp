@@ -13,6 +13,7 @@
 #include "io/artifact.h"
 #include "util/error.h"
 #include "util/identifier.h"
+#include "util/printable.h"
 
 namespace tg {
 
@@ -127,6 +128,12 @@ void check_st_in_buffer(const ShapeTracker& st_in, int64_t buffer_size, const Ch
     });
 }
 
+// Names are what tg-run binds and prints: a control character or broken UTF-8 in one would
+// make every message that quotes it more than one line.
+void check_printable_name(const std::string& name, const Checker& check, const std::string& where) {
+  check(printable(name) == name, where, "the name holds a control character or bytes that are not UTF-8");
+}
+
 int arity(Op op) {
   switch (op_kind(op)) {
   case OpKind::Unary:
@@ -174,8 +181,9 @@ void check_buffers(const std::vector<BufferInfo>& buffers, const std::vector<Nam
     const char* kind = list == &inputs ? "input" : list == &outputs ? "output" : "state";
     std::set<std::string> names;
     for (const NamedBuffer& nb : *list) {
-      std::string where = std::string(kind) + " '" + nb.name + "'";
+      std::string where = std::string(kind) + " '" + printable(nb.name) + "'";
       check(!nb.name.empty(), where, "empty name");
+      check_printable_name(nb.name, check, where);
       check(names.insert(nb.name).second, where, "duplicate name");
       auto it = by_id.find(nb.buffer);
       check(it != by_id.end(), where,
@@ -595,8 +603,9 @@ void validate_graph(const Graph& g) {
   for (auto* list : {&g.inputs}) {
     std::set<std::string> names;
     for (const GraphInput& in : *list) {
-      std::string where = "input '" + in.name + "'";
+      std::string where = "input '" + printable(in.name) + "'";
       check(!in.name.empty(), where, "empty name");
+      check_printable_name(in.name, check, where);
       check(names.insert(in.name).second, where, "duplicate name");
       check(in.node < g.nodes.size(), where,
             [&] { return "node " + std::to_string(in.node) + " does not exist"; });
@@ -604,16 +613,18 @@ void validate_graph(const Graph& g) {
   }
   std::set<std::string> names;
   for (const GraphOutput& out : g.outputs) {
-    std::string where = "output '" + out.name + "'";
+    std::string where = "output '" + printable(out.name) + "'";
     check(!out.name.empty(), where, "empty name");
+    check_printable_name(out.name, check, where);
     check(names.insert(out.name).second, where, "duplicate name");
     check(out.node < g.nodes.size(), where,
           [&] { return "node " + std::to_string(out.node) + " does not exist"; });
   }
   std::set<std::string> state_names;
   for (const GraphState& st : g.states) {
-    std::string where = "state '" + st.name + "'";
+    std::string where = "state '" + printable(st.name) + "'";
     check(!st.name.empty(), where, "empty name");
+    check_printable_name(st.name, check, where);
     check(state_names.insert(st.name).second, where, "duplicate name");
     for (NodeId id : {st.node, st.init})
       check(id < g.nodes.size(), where, [&] { return "node " + std::to_string(id) + " does not exist"; });
