@@ -14,8 +14,8 @@ namespace tg {
 namespace {
 
 // How long a worker stays awake after its last part, waiting for the next launch, and how long
-// the caller waits awake for the workers' parts before it sleeps. A futex wake-up of a sleeping
-// thread costs tens of µs on a virtual machine (see docs/architecture.md, "Devices"); the
+// the caller waits awake for the workers' parts before it sleeps. Waking a sleeping thread
+// costs 5-20 µs on a virtual machine (docs/architecture.md, "Devices"), ~2 µs a hand-off; the
 // launches of one program come microseconds apart, so the workers stay awake through a program
 // and sleep once it is done. The first kPureSpin of a wait spins on the pause instruction; the
 // rest yields the core between looks, so that on a machine with more runnable threads than
