@@ -8,7 +8,9 @@ kernel's GFLOP/s in tg, tinygrad and numpy (its own process, OpenBLAS left to it
 and the time from script to compiled kernel (cold compile cache) in tg and tinygrad; then, for the
 digits training example (examples/digits/train.tg: a 64-128-10 MLP, full-batch Adam), the
 time per training step in tg (tg-run --steps), tinygrad (TinyJit) and numpy (hand-written
-forward, backward and Adam); then ResNet-50 forward against ONNX Runtime (scripts/bench_resnet.py).
+forward, backward and Adam); then the host launch cost per kernel (tiny kernels, CLANG and LLVM, 1
+and 2 threads), a kernel split over two threads and a small LSTM (--launch-only: just these); then
+ResNet-50 forward against ONNX Runtime (scripts/bench_resnet.py).
 Timing lives here, never in pass/fail tests.
 """
 import argparse, json, os, re, subprocess, sys, tempfile, time
@@ -204,13 +206,124 @@ def tg_beam(bindir: Path, work: Path, n: int, repeat: int):
   return searches, times
 
 
+# Host launch cost: many tiny independent kernels (16 floats each), run for many steps, so the
+# figure is tg-run's fixed cost per kernel (runner, launcher, thread pool), not the work.
+LAUNCH_KERNELS = 64
+
+
+def launch_files(work: Path):
+  script = work / "launch.tg"
+  script.write_text('x = input("x", (16,))\n' +
+                    "".join(f'output("y{i}", x * {i + 2}.0)\n' for i in range(LAUNCH_KERNELS)))
+  np.save(work / "x.npy", np.arange(16, dtype=np.float32))
+  return script, dict(os.environ, TG_CACHE_DIR=str(work / "cache"))
+
+
+def per_step_seconds(cmd, env, steps: int, repeat: int):
+  """A step's time from tg-run's wall time for 1 + steps steps less that for 1 step (start-up,
+  loading and reading inputs cancel out), each the best of `repeat` runs."""
+  def wall(n):
+    t0 = time.perf_counter()
+    subprocess.run(cmd + ["--steps", str(n)], check=True, env=env, capture_output=True)
+    return time.perf_counter() - t0
+  wall(1)  # compiles
+  return (min(wall(1 + steps) for _ in range(repeat)) - min(wall(1) for _ in range(repeat))) / steps
+
+
+def tg_launch_cost(bindir: Path, work: Path, device: str, repeat: int, steps: int = 100000):
+  """Seconds per kernel launch of a tiny kernel on `device`, for 1 and 2 threads (TG_THREADS)."""
+  script, env = launch_files(work)
+  prog = work / f"launch_{device}.prog"
+  subprocess.run(f"{bindir}/tg-trace {script} | {bindir}/tg-schedule | {bindir}/tg-codegen --device {device} -o {prog}",
+                 shell=True, check=True, env=env)
+  cmd = [f"{bindir}/tg-run", str(prog), "--in", f"x={work}/x.npy", "--out-dir", str(work / "out")]
+  return {t: per_step_seconds(cmd, dict(env, TG_THREADS=str(t)), steps, repeat) / LAUNCH_KERNELS for t in (1, 2)}
+
+
+# A kernel that is split over two threads: 16 multiply-adds on each of 2^16 floats (one fused
+# kernel, ~12 µs of work on one core); the pool's hand-off cost is its time on 2 threads less
+# half its time on 1.
+def tg_split_kernel(bindir: Path, work: Path, repeat: int, steps: int = 5000):
+  (work / "split.tg").write_text('x = input("x", (65536,))\nfor i in range(16):\n  x = x * 0.999 + 0.001\n'
+                                 "output('y', x)\n")
+  np.save(work / "x.npy", np.ones(65536, np.float32))
+  env = dict(os.environ, TG_CACHE_DIR=str(work / "cache"))
+  prog = work / "split.prog"
+  subprocess.run(f"{bindir}/tg-trace {work}/split.tg | {bindir}/tg-schedule | {bindir}/tg-codegen -o {prog}",
+                 shell=True, check=True, env=env)
+  cmd = [f"{bindir}/tg-run", str(prog), "--in", f"x={work}/x.npy", "--out-dir", str(work / "out")]
+  return {t: per_step_seconds(cmd, dict(env, TG_THREADS=str(t)), steps, repeat) for t in (1, 2)}
+
+
+# A small LSTM (batch 4, 64 inputs, 64 hidden, 8 time steps), the shape of issue 28's ONNX model:
+# per time step a (4, 64) @ (64, 256) gate matmul (r_4_64_16_4_4) for the input and one for the
+# hidden state, then the gates. Those matmuls are ~1.4 µs of work: split over two threads they
+# cost 40-200 µs each with the pool before; now they run whole.
+LSTM_SCRIPT = """B, I, H, T = 4, 64, 64, 8
+x = input("x", (T, B, I))
+wx = input("wx", (I, 4 * H))
+wh = input("wh", (H, 4 * H))
+b = input("b", (4 * H,))
+h = Tensor.zeros(B, H).contiguous()
+c = Tensor.zeros(B, H).contiguous()
+for t in range(T):
+  g = x[t] @ wx + h @ wh + b
+  i, f, o, u = g.chunk(4, 1)
+  c = (f.sigmoid() * c + i.sigmoid() * u.tanh()).realize()
+  h = (o.sigmoid() * c.tanh()).realize()
+output("h", h)
+"""
+
+
+def tg_lstm(bindir: Path, work: Path, repeat: int, steps: int = 2000):
+  """Kernels of the LSTM program, and seconds per run of it, for 1 and 2 threads."""
+  (work / "lstm.tg").write_text(LSTM_SCRIPT)
+  rng = np.random.default_rng(0)
+  for name, shape in (("x", (8, 4, 64)), ("wx", (64, 256)), ("wh", (64, 256)), ("b", (256,))):
+    np.save(work / f"{name}.npy", (rng.standard_normal(shape) * 0.1).astype(np.float32))
+  env = dict(os.environ, TG_CACHE_DIR=str(work / "cache"))
+  prog = work / "lstm.prog"
+  subprocess.run(f"{bindir}/tg-trace {work}/lstm.tg | {bindir}/tg-schedule | {bindir}/tg-codegen -o {prog}", shell=True,
+                 check=True, env=env)
+  cmd = [f"{bindir}/tg-run", str(prog), *[a for n in ("x", "wx", "wh", "b") for a in ("--in", f"{n}={work}/{n}.npy")],
+         "--out-dir", str(work / "out")]
+  err = subprocess.run(cmd + ["--time"], check=True, env=env, capture_output=True, text=True).stderr
+  kernels = len(re.findall(r"^tg-run: kernel +\d+ ", err, re.M))
+  outs = {}
+  for t in (1, 2):
+    subprocess.run(cmd, check=True, env=dict(env, TG_THREADS=str(t)), capture_output=True)
+    outs[t] = np.load(work / "out" / "h.npy")
+  assert outs[1].tobytes() == outs[2].tobytes(), "LSTM: 1 and 2 threads differ"
+  return kernels, {t: per_step_seconds(cmd, dict(env, TG_THREADS=str(t)), steps, repeat) for t in (1, 2)}
+
+
+def print_launch_cost(bindir: Path, repeat: int):
+  costs = {}
+  for device in ("CLANG", "LLVM"):
+    with tempfile.TemporaryDirectory() as d:
+      costs[device] = tg_launch_cost(bindir, Path(d), device, repeat)
+  print(f"host launch cost per kernel ({LAUNCH_KERNELS} tiny kernels, tg-run --steps; TG_THREADS=1 / 2): " +
+        ", ".join(f"{dev} {c[1] * 1e6:.2f} / {c[2] * 1e6:.2f} µs" for dev, c in costs.items()))
+  with tempfile.TemporaryDirectory() as d:
+    split = tg_split_kernel(bindir, Path(d), repeat)
+  print(f"a kernel split over threads (16 multiply-adds on 2^16 floats, CLANG): {split[1] * 1e6:.2f} µs with 1 thread, "
+        f"{split[2] * 1e6:.2f} µs with 2 (hand-off cost: {(split[2] - split[1] / 2) * 1e6:.2f} µs)")
+  with tempfile.TemporaryDirectory() as d:
+    kernels, lstm = tg_lstm(bindir, Path(d), repeat)
+  print(f"LSTM, batch 4, 64 hidden, 8 time steps ({kernels} kernels, CLANG): {lstm[1] * 1e6:.1f} µs per run with 1 thread, "
+        f"{lstm[2] * 1e6:.1f} µs with 2 ({lstm[1] * 1e6 / kernels:.2f} / {lstm[2] * 1e6 / kernels:.2f} µs per kernel)")
+
+
 def main():
   ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   ap.add_argument("--bin", type=Path, default=ROOT / "build" / "bin")
   ap.add_argument("--n", type=int, default=0, help="one N x N x N matmul instead of the list of shapes")
   ap.add_argument("--repeat", type=int, default=3)
   ap.add_argument("--steps", type=int, default=50, help="training steps timed")
+  ap.add_argument("--launch-only", action="store_true", help="only the host launch cost and the LSTM lines")
   args = ap.parse_args()
+  if args.launch_only:
+    return print_launch_cost(args.bin, args.repeat)
   shapes = [(args.n, args.n, args.n)] if args.n else SHAPES
   rows = []
   for shape in shapes:
@@ -248,6 +361,8 @@ def main():
   print(f"  tg / tinygrad speed: {tiny_step / tg_step:.2f}x   tg / numpy speed: {np_step / tg_step:.2f}x")
   print(f"  script to first step done (cold cache): tg {tg_first * 1e3:.0f} ms   tinygrad {tiny_first * 1e3:.0f} ms "
         "(3 steps: JIT capture)")
+
+  print_launch_cost(args.bin, args.repeat)
 
   # ResNet-50 against ONNX Runtime (its own script, so it can be run alone), without the switches
   # set above for tinygrad in this process: THREEFRY=1 would make tg-trace draw resnet.tg's

@@ -66,7 +66,9 @@ void HostAllocator::copyout(void* host, const void* buffer, size_t bytes) {
 
 HostProgram::HostProgram(const Program& p, std::vector<HostLauncher> launchers)
     : launchers_(std::move(launchers)) {
-  bool any_split = false;
+  const int threads = host_threads();
+  bool any_split = false, any_pooled = false;
+  size_t most_vars = 0;
   for (const ProgramKernel& k : p.kernels) {
     Split s;
     for (size_t v = 0; v < k.vars.size(); ++v) {
@@ -75,16 +77,53 @@ HostProgram::HostProgram(const Program& p, std::vector<HostLauncher> launchers)
     }
     if ((s.start < 0) != (s.end < 0))
       fail("RuntimeError", "kernel '" + k.name + "' has only one of core_start and core_end");
+    // A kernel without estimates (an artifact written before they existed) counts its iterations.
+    int64_t cost = k.op_estimate > 0 || k.mem_estimate > 0 ? k.op_estimate + k.mem_estimate : k.work;
+    s.max_parts = int(std::clamp<int64_t>(cost / kMinPartCost, 1, threads));
     any_split |= s.start >= 0;
+    any_pooled |= s.start >= 0 && s.max_parts > 1;
     splits_.push_back(s);
     nvars_.push_back(k.vars.size());
+    most_vars = std::max(most_vars, k.vars.size());
     names_.push_back(k.name);
     nbufs_.push_back(k.bufs.size());
   }
-  if (any_split && host_threads() > 1) pool_ = std::make_unique<ThreadPool>(host_threads());
+  if (any_split) part_vars_.resize(size_t(threads) * most_vars);
+  if (any_pooled) pool_ = std::make_unique<ThreadPool>(threads);
 }
 
 HostProgram::~HostProgram() = default;
+
+int HostProgram::parts(size_t i, int64_t extent) const {
+  const Split& s = splits_.at(i);
+  if (s.start < 0 || !pool_) return 1;
+  return int(std::clamp<int64_t>(extent, 1, s.max_parts));
+}
+
+namespace {
+
+// One launch of a split kernel: part k runs [extent * k / parts, extent * (k + 1) / parts).
+struct SplitLaunch {
+  HostLauncher launcher;
+  void** bufs;
+  const int32_t* vars;
+  size_t nvars;
+  int start, end; // indices of core_start/core_end in vars
+  int64_t extent;
+  int parts;
+  int32_t* part_vars; // parts x nvars
+
+  void operator()(int k) const {
+    int32_t* mine = part_vars + size_t(k) * nvars;
+    std::copy(vars, vars + nvars, mine);
+    mine[start] = int32_t(extent * k / parts);
+    // The last part's end is open: the kernel stops at its own bound (see split_outer_loop).
+    mine[end] = k + 1 == parts ? INT32_MAX : int32_t(extent * (k + 1) / parts);
+    launcher(bufs, mine);
+  }
+};
+
+} // namespace
 
 void HostProgram::launch(size_t i, void* const* bufs, const int32_t* vars, const LaunchDims& dims) {
   void** args = const_cast<void**>(bufs);
@@ -96,19 +135,13 @@ void HostProgram::launch(size_t i, void* const* bufs, const int32_t* vars, const
   if (s.start < 0) {
     launchers_[i](args, vars);
   } else {
-    int64_t extent = dims.global[0];
-    int parts = pool_ ? int(std::min<int64_t>(pool_->size(), extent)) : 1;
-    auto run_part = [&](int k) {
-      std::vector<int32_t> mine(vars, vars + nvars_[i]);
-      mine[size_t(s.start)] = int32_t(extent * k / parts);
-      // The last part's end is open: the kernel stops at its own bound (see split_outer_loop).
-      mine[size_t(s.end)] = k + 1 == parts ? INT32_MAX : int32_t(extent * (k + 1) / parts);
-      launchers_[i](args, mine.data());
-    };
-    if (parts <= 1)
-      run_part(0);
+    const int64_t extent = dims.global[0];
+    const int n = parts(i, extent);
+    SplitLaunch split{launchers_[i], args, vars, nvars_[i], s.start, s.end, extent, n, part_vars_.data()};
+    if (n <= 1)
+      split(0);
     else
-      pool_->run(parts, run_part);
+      pool_->run(n, split);
   }
   if (bounds_checking()) check_canaries(names_[i].c_str(), bufs, nbufs_[i]);
 }

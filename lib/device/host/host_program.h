@@ -26,6 +26,16 @@ public:
 
 using HostLauncher = void (*)(void** bufs, const int* vars);
 
+// The estimated cost (ProgramKernel::op_estimate + mem_estimate: ALU operations plus bytes
+// moved) each part of a split kernel must carry: a kernel below twice this runs whole on the
+// calling thread. Chosen on a 2-core Xeon VM (docs/architecture.md, "Devices"), where a split
+// costs ~3-5 µs (hand-off plus data moving between cores) and the cheapest kernels do ~150-220
+// units per ns: 2^18 keeps whole the small reduces that lose most (an LSTM's 4x64 @ 64x256:
+// 2e5 units, 1.4 µs), yet splits every elementwise kernel that maps 2^16 or more floats to
+// floats (9 units each at least), since the estimate counts a transcendental as one operation
+// (a sin over 2^16 floats: 6.6e5 units, but ~0.6 ms on one core).
+inline constexpr int64_t kMinPartCost = int64_t(1) << 18;
+
 class HostProgram : public LoadedProgram {
 public:
   // launchers[i] runs p.kernels[i].
@@ -33,12 +43,18 @@ public:
   ~HostProgram() override;
   void launch(size_t i, void* const* bufs, const int32_t* vars, const LaunchDims& dims) override;
 
+  // How many parts kernel `i` runs in over a range of `extent`: 1 unless its estimated work
+  // pays for the threads (kMinPartCost), at most one per thread and per iteration.
+  int parts(size_t i, int64_t extent) const;
+
 private:
   struct Split {
     int start = -1, end = -1; // indices of core_start/core_end in the kernel's vars
+    int max_parts = 1;        // from the kernel's estimated cost
   };
   std::vector<HostLauncher> launchers_;
   std::vector<Split> splits_;
+  std::vector<int32_t> part_vars_; // each part's int parameters: threads x the most vars of a kernel
   std::vector<size_t> nvars_;
   std::vector<std::string> names_;
   std::vector<size_t> nbufs_;
