@@ -147,8 +147,20 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
     compiled_ = device_.compiler().compile(dp);
     loaded_ = device_.load(dp, compiled_);
   }
+  // An intermediate gets the bytes its kernels touch (their extents at the variables' values),
+  // not more: a buffer table that declares gigabytes for a few used bytes costs nothing.
+  std::map<int, int64_t> touched;
+  for (const ProgramKernel& k : p.kernels)
+    for (size_t j = 0; j < k.bufs.size() && j < k.extents.size(); ++j) {
+      const BufferInfo& b = buffer_by_id(p, k.bufs[j]);
+      int64_t bytes =
+          k.custom.empty() ? eval_dim(k.extents[j], p.vars) : b.size * itemsize(b.dtype); // random: all
+      touched[k.bufs[j]] = std::max(touched[k.bufs[j]], bytes);
+    }
   for (const BufferInfo& b : p.buffers) {
     size_t bytes = size_t(b.size) * size_t(itemsize(b.dtype));
+    if (b.role == BufferRole::Intermediate)
+      bytes = std::min(bytes, size_t(std::max<int64_t>(touched[b.id], 0)));
     void* m = mem_->allocator.alloc(bytes);
     mem_->buffers[b.id] = m;
     if (b.role == BufferRole::Constant) {

@@ -306,6 +306,15 @@ void* OpenCLContext::alloc(size_t bytes) {
   const OpenCLApi& cl = *api_;
   // OpenCL rejects 0-byte buffers; a 1-byte one is a valid handle that is never read.
   size_t size = std::max<size_t>(bytes, 1);
+  // Past the device's largest allocation a driver may fail slowly or late (PoCL zero-fills 8 GB
+  // before it says anything): refuse at once, with the limit.
+  cl_ulong most = 0;
+  if (cl.clGetDeviceInfo(static_cast<cl_device_id>(device_), CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof most, &most,
+                         nullptr) == CL_SUCCESS &&
+      most > 0 && size > most)
+    fail("RuntimeError", "OpenCL: a buffer of " + std::to_string(size) +
+                             " bytes is larger than the device's " + "largest allocation (" +
+                             std::to_string(most) + " bytes)");
   cl_int status = CL_SUCCESS;
   cl_mem mem =
       cl.clCreateBuffer(static_cast<cl_context>(context_), CL_MEM_READ_WRITE, size, nullptr, &status);
