@@ -95,7 +95,8 @@ int main(int argc, char** argv) {
     tg::Program program = tg::read_program(tg::read_input(input));
     tg::set_program_vars(program, var_values);
     // Kernels stay inside the extents their program states only if tg-codegen wrote it.
-    if (!trust && !tg::is_known_program(program)) tg::require_bounds_checking();
+    const bool trusted = trust || tg::is_known_program(program);
+    if (!trusted) tg::require_bounds_checking();
     if (compile_only) {
       if (!bindings.empty() || !load_state.empty() || !save_state.empty() || !out_dir.empty() ||
           !out_file.empty() || timing)
@@ -161,7 +162,7 @@ int main(int argc, char** argv) {
       tg::fail("ValueError", "no output named '" + loss_name + "' for --loss");
     if (loss_name.empty()) loss_name = "loss";
 
-    tg::ProgramRun run(program, inputs);
+    tg::ProgramRun run(program, inputs, trusted);
     if (!load_state.empty()) {
       try {
         run.load_states(tg::load_state_file(load_state));

@@ -127,7 +127,8 @@ struct ProgramRun::Memory {
   std::map<int, void*> buffers;
 };
 
-ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>& inputs)
+ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>& inputs,
+                       bool trusted_extents)
     : p_(p), device_(device(p.device)) {
   check_names("input", p.inputs, inputs, true);
   for (const NamedBuffer& nb : p.inputs)
@@ -147,8 +148,8 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
     compiled_ = device_.compiler().compile(dp);
     loaded_ = device_.load(dp, compiled_);
   }
-  // An intermediate gets the bytes its kernels touch (their extents at the variables' values),
-  // not more: a buffer table that declares gigabytes for a few used bytes costs nothing.
+  // An intermediate of a trusted program gets the bytes its kernels touch (their extents at the
+  // variables' values), not more: a table declaring gigabytes for a few used bytes costs nothing.
   std::map<int, int64_t> touched;
   for (const ProgramKernel& k : p.kernels)
     for (size_t j = 0; j < k.bufs.size() && j < k.extents.size(); ++j) {
@@ -159,7 +160,7 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
     }
   for (const BufferInfo& b : p.buffers) {
     size_t bytes = size_t(b.size) * size_t(itemsize(b.dtype));
-    if (b.role == BufferRole::Intermediate)
+    if (trusted_extents && b.role == BufferRole::Intermediate)
       bytes = std::min(bytes, size_t(std::max<int64_t>(touched[b.id], 0)));
     void* m = mem_->allocator.alloc(bytes);
     mem_->buffers[b.id] = m;

@@ -50,7 +50,10 @@ std::map<std::string, HostBuffer> run_program(const Program& p,
 // init kernels unless load_states() filled the states.
 class ProgramRun {
 public:
-  ProgramRun(const Program& p, const std::map<std::string, HostBuffer>& inputs); // checks the inputs
+  // Checks the inputs. `trusted_extents`: the kernels' extents are tg-codegen's (io/known_programs.h),
+  // so an intermediate buffer is allocated at what its kernels touch, not at what the table
+  // declares; a foreign program's extents may understate, and its buffers get their full size.
+  ProgramRun(const Program& p, const std::map<std::string, HostBuffer>& inputs, bool trusted_extents = false);
   ~ProgramRun();
   ProgramRun(const ProgramRun&) = delete;
   ProgramRun& operator=(const ProgramRun&) = delete;
