@@ -18,6 +18,7 @@ using Args = std::vector<Value>;
 Value make_dict(std::vector<std::pair<std::string, Value>> items) {
   auto d = std::make_shared<DictObj>();
   d->items = std::move(items);
+  remember_container(d);
   return Value::of(VKind::Dict, std::move(d));
 }
 

@@ -67,6 +67,10 @@ ScriptResult evaluate(const std::string& source, const std::string& filename, co
     // States and assigns belong to one script: forget a previous script's.
     lazy_graph().clear_effects();
     Tensor::begin_program();
+    // (declared first, so it runs last: after the interpreter and its frames are gone)
+    struct CycleBreaker {
+      ~CycleBreaker() { script::break_container_cycles(); }
+    } cycle_breaker;
     Interp in(options.print_stream ? *options.print_stream : std::cerr, options.recursion_limit);
     std::vector<std::pair<std::string, Value>> args;
     for (const auto& kv : options.args) {

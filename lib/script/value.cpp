@@ -91,9 +91,36 @@ Value Value::bytes(std::string s) {
   o->s = std::move(s);
   return of(VKind::Bytes, std::move(o));
 }
+namespace {
+// Every list and dict a script made, for break_container_cycles(): a list that holds itself
+// (a.append(a)) is a cycle of shared_ptrs that nothing else frees. Expired entries are dropped
+// whenever the table doubles, so it stays about as large as the live containers.
+thread_local std::vector<std::weak_ptr<Object>> g_containers;
+thread_local size_t g_containers_compacted = 64;
+} // namespace
+
+void remember_container(const std::shared_ptr<Object>& o) {
+  g_containers.push_back(o);
+  if (g_containers.size() < 2 * g_containers_compacted) return;
+  std::erase_if(g_containers, [](const std::weak_ptr<Object>& w) { return w.expired(); });
+  g_containers_compacted = std::max<size_t>(64, g_containers.size());
+}
+
+void break_container_cycles() {
+  std::vector<std::weak_ptr<Object>> all;
+  all.swap(g_containers);
+  g_containers_compacted = 64;
+  for (const std::weak_ptr<Object>& w : all) {
+    std::shared_ptr<Object> o = w.lock();
+    if (auto* seq = dynamic_cast<SeqObj*>(o.get())) seq->items.clear();
+    if (auto* dict = dynamic_cast<DictObj*>(o.get())) dict->items.clear();
+  }
+}
+
 Value Value::list(std::vector<Value> items) {
   auto o = std::make_shared<SeqObj>();
   o->items = std::move(items);
+  remember_container(o);
   return of(VKind::List, std::move(o));
 }
 Value Value::tuple(std::vector<Value> items) {

@@ -156,6 +156,12 @@ struct PyError : Error {
 };
 [[noreturn]] void raise(const std::string& kind, const std::string& message);
 
+// Lists and dicts are registered when made; after a script has run, break_container_cycles()
+// empties those still alive, so containers that hold themselves are freed (Python's cycle
+// collector does this; shared_ptr cannot).
+void remember_container(const std::shared_ptr<Object>& o);
+void break_container_cycles();
+
 std::string type_name(const Value& v); // Python's type(v).__name__: 'int', 'Tensor', 'list'
 // A str's characters as Python counts them (code points; the script's strings are UTF-8):
 // len, indexing, slicing and iteration go by these.
