@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
       // --print-after number them), and an estimate of the time left from the searches so far.
       size_t total = schedule.kernels.size();
       auto started = std::chrono::steady_clock::now();
-      options.optimize = [&, done = 0, searched = 0](tg::Kernel& k, const tg::ScheduleKernel& sk) mutable {
+      options.optimize = [&, total, started, done = 0, searched = 0](tg::Kernel& k,
+                                                                     const tg::ScheduleKernel& sk) mutable {
         auto t0 = std::chrono::steady_clock::now();
         tg::BeamResult r = tg::beam_search(sk, schedule, tg::device(device), beam);
         tg::apply_beam(k, r);
