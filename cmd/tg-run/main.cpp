@@ -143,17 +143,20 @@ int main(int argc, char** argv) {
     if (!out_file.empty() && out_file != "-" && !out_file.ends_with(".npz") && regular_or_new)
       tg::fail("ValueError",
                "-o " + out_file + ": outputs go into one .npz file (or --out-dir DIR for .npy files)");
-    for (const tg::NamedBuffer& nb : program.inputs) {
-      auto it = inputs.find(nb.name);
-      if (it == inputs.end() || it->second.dtype == nb.dtype) continue;
-      tg::HostBuffer& hb = it->second;
-      if (!cast)
-        tg::fail("ValueError", "input '" + nb.name + "': expected dtype " +
-                                   std::string(tg::py_name(nb.dtype)) + ", got " +
-                                   std::string(tg::py_name(hb.dtype)) + " (--cast converts it)");
-      hb.data = tg::cast_elements(hb.data, hb.dtype, nb.dtype);
-      hb.dtype = nb.dtype;
-    }
+    // An input of another dtype is refused, or converted with --cast (the first binding and
+    // every --per-step slice alike).
+    auto as_input_dtype = [&](const std::string& name, tg::HostBuffer& hb) {
+      for (const tg::NamedBuffer& nb : program.inputs) {
+        if (nb.name != name || hb.dtype == nb.dtype) continue;
+        if (!cast)
+          tg::fail("ValueError", "input '" + nb.name + "': expected dtype " +
+                                     std::string(tg::py_name(nb.dtype)) + ", got " +
+                                     std::string(tg::py_name(hb.dtype)) + " (--cast converts it)");
+        hb.data = tg::cast_elements(hb.data, hb.dtype, nb.dtype);
+        hb.dtype = nb.dtype;
+      }
+    };
+    for (auto& [name, hb] : inputs) as_input_dtype(name, hb);
     if ((!load_state.empty() || !save_state.empty()) && program.states.empty())
       tg::fail("ValueError", "the program has no states to load or save (a script makes one with realize())");
     bool have_loss = false;
@@ -188,17 +191,13 @@ int main(int argc, char** argv) {
     bool tty = isatty(STDERR_FILENO);
     if (log_every == 0) log_every = tty ? 1 : std::max<int64_t>(1, steps / 10);
     auto t0 = std::chrono::steady_clock::now();
-    auto cast_like_input = [&](const std::string& name, tg::HostBuffer hb) {
-      for (const tg::NamedBuffer& nb : program.inputs)
-        if (nb.name == name && hb.dtype != nb.dtype && cast) {
-          hb.data = tg::cast_elements(hb.data, hb.dtype, nb.dtype);
-          hb.dtype = nb.dtype;
-        }
-      return hb;
-    };
     for (int64_t step = 1; step <= steps; ++step) {
       if (step > 1)
-        for (const auto& [name, s] : series) run.set_input(name, cast_like_input(name, s->step(step - 1)));
+        for (const auto& [name, s] : series) {
+          tg::HostBuffer slice = s->step(step - 1);
+          as_input_dtype(name, slice);
+          run.set_input(name, slice);
+        }
       run.step(run_options);
       if (!progress || (step % log_every != 0 && step != steps && step != 1)) continue;
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -460,9 +460,15 @@ void check_graph_node_shape(const LazyNode& n, const Checker& check, const std::
 
 // The kernel's source against the program's record of it: one buffer parameter per listed
 // buffer, one int per variable, and on a grid the sizes the source was rendered for (a larger
-// grid would index past every buffer; GPU kernels carry no bounds of their own).
-void check_kernel_interface(const ProgramKernel& kernel, const Checker& check, const std::string& where) {
-  if (!kernel.custom.empty()) return;
+// grid would index past every buffer; GPU kernels carry no bounds of their own). Returns which
+// of its buffers the kernel writes (a random kernel: its first).
+std::vector<bool> check_kernel_interface(const ProgramKernel& kernel, const Checker& check,
+                                         const std::string& where) {
+  if (!kernel.custom.empty()) {
+    std::vector<bool> writes(kernel.bufs.size(), false);
+    if (!writes.empty()) writes[0] = true;
+    return writes;
+  }
   std::string why;
   std::optional<KernelInterface> in = kernel_interface(kernel.src, kernel.name, why);
   check(in.has_value(), where, [&] { return why; });
@@ -472,7 +478,7 @@ void check_kernel_interface(const ProgramKernel& kernel, const Checker& check, c
                std::to_string(in->ints) + " ints, the program passes " + std::to_string(kernel.bufs.size()) +
                " buffers and " + std::to_string(kernel.vars.size()) + " variables";
       });
-  if (!in->groups && !in->local) return;
+  if (!in->groups && !in->local) return in->buffer_written;
   std::array<int64_t, 3> ones{1, 1, 1};
   std::array<int64_t, 3> groups = in->groups.value_or(ones), local = in->local.value_or(ones);
   for (size_t d = 0; d < 3; ++d) {
@@ -488,22 +494,19 @@ void check_kernel_interface(const ProgramKernel& kernel, const Checker& check, c
              std::to_string(local[d]) + " on axis " + std::to_string(d) + ")";
     });
   }
+  return in->buffer_written;
 }
 
 // Kernels run in order: an intermediate buffer is written by one kernel before another reads
 // it. A program with kernels dropped or reordered fails this instead of reading zeros.
-void check_written_before_read(const Program& p, const std::unordered_map<int, const BufferInfo*>& by_id,
+// `writes[k]`: which buffers kernel k writes (check_kernel_interface).
+void check_written_before_read(const Program& p, const std::vector<std::vector<bool>>& writes_of,
+                               const std::unordered_map<int, const BufferInfo*>& by_id,
                                const Checker& check) {
   std::unordered_set<int> written;
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const ProgramKernel& kernel = p.kernels[k];
-    std::vector<bool> writes(kernel.bufs.size(), false);
-    if (!kernel.custom.empty()) {
-      writes[0] = true;
-    } else {
-      std::string why;
-      writes = kernel_interface(kernel.src, kernel.name, why)->buffer_written; // checked above
-    }
+    const std::vector<bool>& writes = writes_of[k];
     for (size_t i = 0; i < kernel.bufs.size(); ++i) {
       int id = kernel.bufs[i];
       if (!writes[i] && by_id.at(id)->role == BufferRole::Intermediate)
@@ -685,6 +688,7 @@ void validate_program(const Program& p) {
   check_buffers(p.buffers, p.inputs, p.outputs, p.states, check, by_id);
   check_init_first(p.kernels, check);
   std::set<std::string> names;
+  std::vector<std::vector<bool>> writes; // per kernel, which of its buffers it writes
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const ProgramKernel& kernel = p.kernels[k];
     std::string where = "kernel " + std::to_string(k) + " '" + kernel.name + "'";
@@ -714,6 +718,7 @@ void validate_program(const Program& p) {
             "a random kernel needs an output buffer");
       const BufferInfo& out = *by_id.at(kernel.bufs[0]);
       check_custom_buffers(kernel.bufs, out.dtype, out.size, by_id, check, where);
+      writes.push_back(check_kernel_interface(kernel, check, where));
       continue;
     }
     for (const std::string& v : kernel.vars) {
@@ -723,7 +728,7 @@ void validate_program(const Program& p) {
             where, [&] { return "variable '" + v + "' is not in the program's vars"; });
     }
     check(names.insert(kernel.name).second, where, "a second kernel of this name");
-    check_kernel_interface(kernel, check, where);
+    writes.push_back(check_kernel_interface(kernel, check, where));
     Shape local = shape_from_ints(kernel.local_size);
     for (const Shape* dims :
          {static_cast<const Shape*>(&kernel.global_size), static_cast<const Shape*>(&local)}) {
@@ -739,7 +744,7 @@ void validate_program(const Program& p) {
       }
     }
   }
-  check_written_before_read(p, by_id, check);
+  check_written_before_read(p, writes, by_id, check);
 }
 
 } // namespace tg

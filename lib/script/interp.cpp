@@ -1,9 +1,9 @@
 // The statement and call machinery of the evaluator; operators live in operators.cpp.
 #include "script/interp.h"
 
+#include "device/registry.h"
 #include "script/dict.h"
 #include "tensor/function.h"
-#include <cctype>
 
 #include <new>
 
@@ -866,11 +866,8 @@ void check_device(const std::string& qualname, const Value& device) {
                                             "programs run on one device");
   if (device.kind != VKind::Str)
     raise("TypeError", qualname + ": device must be a str, not " + type_name(device));
-  std::string name = device.s(), canonical;
-  size_t colon = name.find(':');
-  for (char c : name.substr(0, colon)) canonical += char(std::toupper(static_cast<unsigned char>(c)));
-  if (colon != std::string::npos && name.substr(colon) != ":0") canonical += name.substr(colon);
-  if (canonical == "CLANG") return;
+  const std::string& name = device.s();
+  if (canonical_device_name(name) == "CLANG") return;
   raise("NotImplementedError",
         qualname + "('" + name +
             "'): a tg program runs on one device, which tg-codegen --device picks; the "
