@@ -11,6 +11,7 @@
 #include "shape/symbolic.h"
 #include "util/error.h"
 #include "util/parallel.h"
+#include "util/printable.h"
 
 namespace tg {
 
@@ -199,6 +200,21 @@ LoweredKernel lower_kernel(const std::vector<LazyOpPtr>& ast, const Renderer& re
   return lower_kernel(k, renderer, function_name);
 }
 
+namespace {
+// A schedule's device name as the program's device type names it.
+std::string program_device(const std::string& device, const std::string& type) {
+  if (device.empty()) return device;
+  size_t colon = device.find(':');
+  std::string t = device.substr(0, colon), index = colon == std::string::npos ? "" : device.substr(colon);
+  if (t != "CLANG" && t != type)
+    fail("RuntimeError", "the schedule places a buffer on " + printable(device) + ", but a program runs on one device type (" +
+                             type + "); programs that mix device types are not supported");
+  // a script's Device.DEFAULT is CLANG: its CLANG:N are the program device's N
+  std::string out = type + index;
+  return out == type ? "" : out;
+}
+} // namespace
+
 void name_kernels(Schedule& s) {
   for (ScheduleKernel& sk : s.kernels)
     sk.name = sk.ast.size() == 1 && sk.ast[0]->op == Op::CUSTOM ? "custom" : Kernel(sk.ast).name();
@@ -208,6 +224,7 @@ Program codegen_schedule(const Schedule& s, const Renderer& renderer, const Code
   Program p;
   p.device = renderer.opts().device;
   p.buffers = s.buffers;
+  for (BufferInfo& b : p.buffers) b.device = program_device(b.device, p.device);
   p.inputs = s.inputs;
   p.outputs = s.outputs;
   p.states = s.states;
@@ -257,6 +274,7 @@ Program codegen_schedule(const Schedule& s, const Renderer& renderer, const Code
     const ScheduleKernel& sk = s.kernels[i];
     if (is_custom(i)) {
       p.kernels.push_back(random_kernel(sk, s));
+      p.kernels.back().device = program_device(sk.device, p.device);
       continue;
     }
     if (lower_errors[distinct_of[i]]) std::rethrow_exception(lower_errors[distinct_of[i]]);
@@ -265,6 +283,7 @@ Program codegen_schedule(const Schedule& s, const Renderer& renderer, const Code
     lk.src = std::move(srcs[i]);
     if (options.observe) options.observe(i, sk, lk);
     p.kernels.push_back(program_kernel(lk, sk, names[i]));
+    p.kernels.back().device = program_device(sk.device, p.device);
   }
   return p;
 }

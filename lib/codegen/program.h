@@ -30,6 +30,9 @@ struct ProgramKernel {
   // tinygrad's Program.op_estimate and mem_estimate: ALU operations, and bytes loaded and stored,
   // per launch (tg-run --time prints GFLOP/s and GB/s from them).
   int64_t op_estimate = 0, mem_estimate = 0;
+  // The device it runs on, of the program's device type ("CLANG:1" under CLANG, "LLVM:1" under
+  // LLVM); "" for the default device. Buffers name theirs in BufferInfo::device.
+  std::string device{};
 };
 
 struct Program {

@@ -277,9 +277,11 @@ Grads node_grads(NodeId id, const LazyBuffer& g) {
   case Op::VIEW:
     if (!ret.is_detached()) out[0] = view_adjoint(g, n, x[0]); // detach(): no gradient
     break;
+  case Op::COPY: // between devices, the gradient goes back (function.py's Copy); host data has none
+    if (n.is_device_copy()) out[0] = g.copy_to_device(x[0].device());
+    break;
   case Op::EMPTY:
   case Op::LOAD_CONST:
-  case Op::COPY:
   case Op::BITCAST:
   case Op::IDIV:
   case Op::MOD:

@@ -23,6 +23,15 @@ namespace {
 
 using namespace codec;
 
+// The version of the artifact being read: fields added since are read only from artifacts that
+// have them.
+thread_local int64_t g_reading_version = kArtifactVersion;
+struct ReadingVersion {
+  int64_t prev;
+  explicit ReadingVersion(int64_t v) : prev(g_reading_version) { g_reading_version = v; }
+  ~ReadingVersion() { g_reading_version = prev; }
+};
+
 constexpr std::string_view kMagic = "TGART";
 constexpr size_t kHeaderSize = kMagic.size() + 1 + 4;
 
@@ -150,6 +159,7 @@ template <class A> void put_graph(A& ar, const Graph& g) {
       put_bytes(b, "data", n.data);
       field(b, "forced_realize", n.forced_realize);
       put_moves(b, n.moves);
+      put_string(b, "device", n.device);
     });
   });
   put_array(ar, "inputs", g.inputs.size(), [&](auto& a, size_t i) {
@@ -190,6 +200,7 @@ template <class A> Graph get_graph(A& ar) {
       n.data = get_bytes(b, "data");
       n.forced_realize = get<bool>(b, "forced_realize");
       n.moves = get_moves(b);
+      if (g_reading_version >= 9) n.device = get_string(b, "device");
       g.nodes.push_back(std::move(n));
     });
   });
@@ -261,6 +272,7 @@ template <class A> void put_buffers(A& ar, const std::vector<BufferInfo>& bufs) 
       put_role(c, "role", b.role);
       put_string(c, "name", b.name);
       put_bytes(c, "data", b.data);
+      put_string(c, "device", b.device);
     });
   });
 }
@@ -275,6 +287,7 @@ template <class A> std::vector<BufferInfo> get_buffers(A& ar) {
       b.role = get_role(c, "role");
       b.name = get_string(c, "name");
       b.data = get_bytes(c, "data");
+      if (g_reading_version >= 9) b.device = get_string(c, "device");
       bufs.push_back(std::move(b));
     });
   });
@@ -351,6 +364,7 @@ template <class A> void put_kernels(A& ar, const std::vector<ScheduleKernel>& ke
       put_ints(b, "roots", flat.roots);
       put_ints(b, "bufs", kernels[k].bufs);
       field(b, "init", kernels[k].init);
+      put_string(b, "device", kernels[k].device);
     });
   });
 }
@@ -381,6 +395,7 @@ template <class A> std::vector<ScheduleKernel> get_kernels(A& ar) {
       }
       kernel.bufs = get_ints<int>(b, "bufs");
       kernel.init = get<bool>(b, "init");
+      if (g_reading_version >= 9) kernel.device = get_string(b, "device");
       kernels.push_back(std::move(kernel));
     });
   });
@@ -427,6 +442,7 @@ template <class A> void put_program(A& ar, const Program& p) {
       field(b, "mem_estimate", k.mem_estimate);
       put_string(b, "custom", k.custom);
       field(b, "seed", k.seed);
+      put_string(b, "device", k.device);
     });
   });
   put_named(ar, "inputs", p.inputs);
@@ -454,6 +470,7 @@ template <class A> Program get_program(A& ar) {
       k.mem_estimate = get<int64_t>(b, "mem_estimate");
       k.custom = get_string(b, "custom");
       k.seed = get<int64_t>(b, "seed");
+      if (g_reading_version >= 9) k.device = get_string(b, "device");
       p.kernels.push_back(std::move(k));
     });
   });
@@ -590,12 +607,13 @@ template <class T, class Decode> T read_artifact(std::string_view bytes, Artifac
     fail("RuntimeError", word + " artifact version " + std::to_string(f.version) +
                              " is newer than this tool (" + std::to_string(kArtifactVersion) + ")");
   if (f.version < 1) throw corrupt_error("bad version " + std::to_string(f.version));
-  if (f.version < int64_t(kArtifactVersion))
+  if (f.version < int64_t(kOldestArtifactVersion))
     fail("RuntimeError", word + " artifact version " + std::to_string(f.version) +
-                             " is older than this tool reads (" + std::to_string(kArtifactVersion) +
+                             " is older than this tool reads (" + std::to_string(kOldestArtifactVersion) +
                              "); run the earlier tools again");
 
   T value;
+  ReadingVersion reading(f.version);
   ViewBuf buf(f.json ? bytes : bytes.substr(kHeaderSize));
   std::istream in(&buf);
   try {

@@ -160,6 +160,20 @@ void check_axes(const Axes& axes, size_t ndim, const Checker& check, const std::
     });
 }
 
+// A device as tinygrad canonicalises it: an upper-case type and an optional ":N" (N >= 1), or ""
+// for the program's default device.
+void check_device_name(const std::string& d, const Checker& check, const std::string& where) {
+  size_t colon = d.find(':');
+  bool ok = d.size() <= 64 && colon != 0;
+  for (size_t i = 0; ok && i < std::min(colon, d.size()); ++i) ok = (d[i] >= 'A' && d[i] <= 'Z');
+  if (ok && colon != std::string::npos) {
+    std::string index = d.substr(colon + 1);
+    ok = !index.empty() && index.size() <= 9 && index[0] != '0';
+    for (char c : index) ok = ok && c >= '0' && c <= '9';
+  }
+  check(ok, where, [&] { return "bad device name '" + printable(d) + "'"; });
+}
+
 void check_buffers(const std::vector<BufferInfo>& buffers, const std::vector<NamedBuffer>& inputs,
                    const std::vector<NamedBuffer>& outputs, const std::vector<NamedBuffer>& states,
                    const Checker& check, std::unordered_map<int, const BufferInfo*>& by_id) {
@@ -176,6 +190,7 @@ void check_buffers(const std::vector<BufferInfo>& buffers, const std::vector<Nam
       });
     else
       check(b.data.empty(), where, "only constant buffers carry data");
+    check_device_name(b.device, check, where);
   }
   for (auto* list : {&inputs, &outputs, &states}) {
     const char* kind = list == &inputs ? "input" : list == &outputs ? "output" : "state";
@@ -417,8 +432,8 @@ GraphNodeSpec graph_node_spec(Op op) {
     return {0, 0, kScalarArg};
   case Op::EMPTY: // an input (no arg) or a state (its serial number)
     return {0, 0, kNoArg | kScalarArg};
-  case Op::COPY: // from the host: the node's data
-    return {0, 0, kNoArg};
+  case Op::COPY: // from the host: the node's data; or from another device: its source (a serial)
+    return {0, 1, kNoArg | kScalarArg};
   case Op::CONTIGUOUS:
     return {1, 1, kNoArg};
   case Op::CUSTOM: // a random fill: its seed, and at most a seed buffer
@@ -597,6 +612,17 @@ void validate_graph(const Graph& g) {
       check(axes != nullptr, where, "needs reduce axes");
       check_axes(*axes, g.nodes[n.srcs[0]].shape.size(), check, where);
     }
+    check_device_name(n.device, check, where);
+    if (n.op == Op::COPY) {
+      if (n.srcs.empty())
+        check(std::holds_alternative<std::monostate>(n.arg), where, "data from the host has no argument");
+      else {
+        const LazyNode& src = g.nodes[n.srcs[0]];
+        check(n.data.empty() && std::holds_alternative<Scalar>(n.arg) && !src.is_view() && src.shape == n.shape &&
+                  src.dtype == n.dtype && src.device != n.device,
+              where, "a copy between devices needs a base of its shape and dtype on another device, and no data");
+      }
+    }
     if (!n.data.empty())
       check(n.data.size() == uint64_t(size) * itemsize(n.dtype), where, [&] {
         return "data has " + std::to_string(n.data.size()) + " bytes, expected " +
@@ -654,6 +680,7 @@ void validate_schedule(const Schedule& s) {
     const ScheduleKernel& kernel = s.kernels[k];
     std::string where = "kernel " + std::to_string(k);
     check(!kernel.ast.empty(), where, "empty ast");
+    check_device_name(kernel.device, check, where);
     std::vector<const BufferInfo*> buffers;
     for (int id : kernel.bufs) {
       auto it = by_id.find(id);
@@ -693,6 +720,7 @@ void validate_program(const Program& p) {
     const ProgramKernel& kernel = p.kernels[k];
     std::string where = "kernel " + std::to_string(k) + " '" + kernel.name + "'";
     check(is_identifier(kernel.name), where, "kernel name is not an identifier");
+    check_device_name(kernel.device, check, where);
     check(kernel.extents.size() == kernel.bufs.size(), where, [&] {
       return std::to_string(kernel.extents.size()) + " extents for " + std::to_string(kernel.bufs.size()) +
              " buffers";

@@ -33,12 +33,13 @@ uint64_t hash_node(const LazyNode& n) {
   hash_into(h, n.st);
   h.bytes(n.name.data(), n.name.size());
   h.bytes(n.data.data(), n.data.size());
+  h.bytes(n.device.data(), n.device.size());
   return h.h;
 }
 
 bool same_node(const LazyNode& a, const LazyNode& b) {
   return a.op == b.op && a.dtype == b.dtype && a.shape == b.shape && a.srcs == b.srcs && a.arg == b.arg &&
-         a.st == b.st && a.name == b.name && a.data == b.data;
+         a.st == b.st && a.name == b.name && a.data == b.data && a.device == b.device;
 }
 
 } // namespace

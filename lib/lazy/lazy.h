@@ -41,6 +41,10 @@ struct LazyNode {
   ShapeTracker st;           // the node's view: contiguous for a base; for VIEW, how it sees srcs[0]
   std::string name;          // EMPTY placeholders: the input's name
   std::vector<uint8_t> data; // COPY from host: literal contents (Tensor from a list or bytes)
+  // The device the node's buffer lives on, as tinygrad canonicalises it ("CLANG:1"); empty for
+  // the program's default device (the one tg-codegen --device names). A VIEW has its base's.
+  // Part of the identity: the same op on two devices is two buffers.
+  std::string device{};
   // VIEW: the movement ops that made it from its base, in order, when known (replaying them
   // on the base's shape gives `st`). Not part of the node's identity: any history that gives
   // the same view has the same adjoint.
@@ -58,6 +62,10 @@ struct LazyNode {
     return op == Op::EMPTY && !name.empty() && std::holds_alternative<std::monostate>(arg);
   }
   bool is_state() const { return op == Op::EMPTY && !name.empty() && std::holds_alternative<Scalar>(arg); }
+  // COPY has two forms: literal data from the host (no sources), and a copy of its one
+  // source's buffer from another device (lazy.py's _copy), which a kernel performs.
+  bool is_host_data() const { return op == Op::COPY && srcs.empty(); }
+  bool is_device_copy() const { return op == Op::COPY && srcs.size() == 1; }
 };
 
 struct GraphInput {

@@ -35,10 +35,15 @@ LazyBuffer create(LazyNode node) {
   return LazyBuffer(lazy_graph().add(std::move(node)));
 }
 
+// A node made from sources lives on the first one's device (lazy.py: self.device).
 LazyBuffer create_base(Op op, const Shape& shape, DType dtype, LazyArg arg,
-                       const std::vector<LazyBuffer>& srcs) {
-  LazyNode n{op, dtype, shape, {}, std::move(arg), ShapeTracker::from_shape(shape), {}, {}};
+                       const std::vector<LazyBuffer>& srcs, const std::string* device = nullptr) {
+  LazyNode n{op, dtype, shape, {}, std::move(arg), ShapeTracker::from_shape(shape), {}, {}, {}};
   for (const LazyBuffer& s : srcs) n.srcs.push_back(s.id());
+  if (device)
+    n.device = *device;
+  else if (!srcs.empty())
+    n.device = srcs[0].node().device;
   return create(std::move(n));
 }
 
@@ -49,12 +54,12 @@ bool unmasked(const ShapeTracker& st) {
 } // namespace
 
 LazyBuffer LazyBuffer::loadop(Op op, const Shape& shape, DType dtype, LazyArg arg,
-                              std::vector<LazyBuffer> srcs) {
+                              std::vector<LazyBuffer> srcs, const std::string& device) {
   // Each Tensor.empty() is its own buffer (tinygrad creates EMPTY without the lazy cache): a
   // serial number in the arg keeps hash-consing from merging them.
   if (op == Op::EMPTY && std::holds_alternative<std::monostate>(arg))
     arg = Scalar::of_int(lazy_graph().next_empty_serial());
-  return create_base(op, shape, dtype, std::move(arg), srcs);
+  return create_base(op, shape, dtype, std::move(arg), srcs, &device);
 }
 
 LazyBuffer LazyBuffer::placeholder(const std::string& name, const Shape& shape, DType dtype) {
@@ -73,12 +78,19 @@ LazyBuffer LazyBuffer::state(const std::string& name, const LazyBuffer& init) {
              ShapeTracker::from_shape(init.shape()),
              name,
              {}};
+  n.device = init.device();
   LazyBuffer ret(lazy_graph().add(std::move(n)));
   lazy_graph().add_state({name, ret.id(), init.id()});
   return ret;
 }
 
 LazyBuffer LazyBuffer::assign(const LazyBuffer& x) const {
+  if (multi_) {
+    check(x.is_multi() && x.lbs().size() == lbs().size(), "AssertionError", "axis must match on MultiLazyBuffer");
+    std::vector<LazyBuffer> out;
+    for (size_t i = 0; i < lbs().size(); ++i) out.push_back(lbs()[i].assign(x.lbs()[i]).view(lbs()[i].st()));
+    return multi(std::move(out), multi_axis(), real());
+  }
   check(x.size() == size(), "AssertionError",
         "assign target must have same size self.size=" + std::to_string(size()) +
             " != x.size=" + std::to_string(x.size()));
@@ -89,27 +101,57 @@ LazyBuffer LazyBuffer::assign(const LazyBuffer& x) const {
   if (size() == 0) return target;
   LazyBuffer ret;
   if (st().contiguous() && size() == target.size()) {
-    ret = loadop(Op::ASSIGN, target.shape(), dtype(), {}, {x.reshape(target.shape()), target});
+    ret = loadop(Op::ASSIGN, target.shape(), dtype(), {}, {x.reshape(target.shape()), target}, target.device());
   } else {
     // Part of the buffer (lazy.py's arg=(self.st,)): the node is the whole buffer's next
     // version, so later reads of the buffer see the write; x is stored through the view.
     check(x.shape() == shape(), "AssertionError", "assign of a view needs a value of the view's shape");
-    ret = loadop(Op::ASSIGN, target.shape(), dtype(), st(), {x, target});
+    ret = loadop(Op::ASSIGN, target.shape(), dtype(), st(), {x, target}, target.device());
   }
   lazy_graph().add_assign(ret.id());
   return ret;
 }
 
-LazyBuffer LazyBuffer::from_data(std::vector<uint8_t> data, const Shape& shape, DType dtype) {
+LazyBuffer LazyBuffer::from_data(std::vector<uint8_t> data, const Shape& shape, DType dtype,
+                                 const std::string& device) {
   if (prod(shape) == 0)
-    return loadop(Op::LOAD_CONST, {}, dtype, Scalar::of_int(0)).reshape(Shape(shape.size(), 1)).expand(shape);
+    return loadop(Op::LOAD_CONST, {}, dtype, Scalar::of_int(0), {}, device)
+        .reshape(Shape(shape.size(), 1))
+        .expand(shape);
   LazyNode n{Op::COPY, dtype, shape, {}, {}, ShapeTracker::from_shape(shape), {}, std::move(data)};
+  n.device = device;
   return LazyBuffer(lazy_graph().add(std::move(n)));
 }
 
 LazyBuffer LazyBuffer::const_like(const Scalar& val, std::optional<Shape> shape) const {
+  if (multi_) return multi_const_like(val, shape);
   Shape s = shape ? *shape : this->shape();
-  return loadop(Op::LOAD_CONST, {}, dtype(), val).reshape(Shape(s.size(), 1)).expand(s);
+  return loadop(Op::LOAD_CONST, {}, dtype(), val, {}, device()).reshape(Shape(s.size(), 1)).expand(s);
+}
+
+LazyBuffer LazyBuffer::copy_to_device(const std::string& to, bool force) const {
+  if (multi_) return multi_copy_to_device(to);
+  if (device() == to) return *this;
+  LazyBuffer b = base();
+  const LazyNode& bn = b.node();
+  bool whole = st().contiguous() && size() == b.size();
+  // double COPY = one COPY; literal data is made on the device it is copied to (it came from
+  // the host, as tinygrad's NPY buffers do)
+  if (!force && whole && bn.op == Op::COPY) {
+    if (bn.is_device_copy()) return LazyBuffer(bn.srcs[0]).copy_to_device(to).reshape(shape());
+    return from_data(bn.data, bn.shape, bn.dtype, to).reshape(shape());
+  }
+  // a constant need not be copied
+  if (is_unrealized_const())
+    return loadop(Op::LOAD_CONST, {}, dtype(), const_value(), {}, to).view(st());
+  // a shrink is made contiguous first, so only its elements cross
+  if (size() < b.size()) return contiguous().copy_to_device(to, force);
+  // Each copy is its own buffer (lazy.py makes COPY without the lazy cache): a serial keeps
+  // hash-consing from merging two copies of one buffer.
+  LazyNode n{Op::COPY, dtype(), b.shape(), {b.id()}, Scalar::of_int(lazy_graph().next_empty_serial()),
+             ShapeTracker::from_shape(b.shape()), {}, {}};
+  n.device = to;
+  return LazyBuffer(lazy_graph().add(std::move(n))).view(st());
 }
 
 bool LazyBuffer::is_unrealized_unmasked_const() const { return is_unrealized_const() && unmasked(st()); }
@@ -117,6 +159,7 @@ bool LazyBuffer::is_unrealized_unmasked_const() const { return is_unrealized_con
 LazyBuffer LazyBuffer::view(const ShapeTracker& new_st) const { return view(new_st, std::nullopt); }
 
 LazyBuffer LazyBuffer::view(const ShapeTracker& new_st, std::optional<ViewMove> move) const {
+  check(!multi_, "RuntimeError", "a multi-device tensor has no single view");
   const View& last = new_st.views.back();
   bool empty_mask = last.mask && std::any_of(last.mask->begin(), last.mask->end(),
                                              [](auto& m) { return m.second - m.first == 0; });
@@ -124,7 +167,7 @@ LazyBuffer LazyBuffer::view(const ShapeTracker& new_st, std::optional<ViewMove> 
   LazyBuffer b = base();
   bool detached = is_detached();
   if (new_st.contiguous() && b.shape() == new_st.shape() && !detached) return b;
-  LazyNode n{Op::VIEW, dtype(), new_st.shape(), {b.id()}, {}, new_st, {}, {}};
+  LazyNode n{Op::VIEW, dtype(), new_st.shape(), {b.id()}, {}, new_st, {}, {}, b.device()};
   if (detached) n.arg = Scalar::of_bool(true);
   if (move) {
     if (!is_base()) n.moves = node().moves;
@@ -134,13 +177,23 @@ LazyBuffer LazyBuffer::view(const ShapeTracker& new_st, std::optional<ViewMove> 
 }
 
 LazyBuffer LazyBuffer::detach() const {
+  if (multi_) return map_lbs([](const LazyBuffer& lb) { return lb.detach(); });
   if (is_detached()) return *this;
-  LazyNode n{Op::VIEW, dtype(), shape(), {base().id()}, Scalar::of_bool(true), st(), {}, {}};
+  LazyNode n{Op::VIEW, dtype(), shape(), {base().id()}, Scalar::of_bool(true), st(), {}, {}, device()};
   if (!is_base()) n.moves = node().moves;
   return LazyBuffer(lazy_graph().add(std::move(n)));
 }
 
 namespace {
+std::vector<std::pair<int64_t, int64_t>> int_pairs(const DimPairs& arg, const char* what) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (const auto& [a, b] : arg) {
+    check(a.is_int() && b.is_int(), "NotImplementedError",
+          std::string("a symbolic ") + what + " of a multi-device tensor");
+    out.emplace_back(int64_t(a), int64_t(b));
+  }
+  return out;
+}
 template <class T> Shape flat_pairs(const std::vector<std::pair<T, T>>& arg) {
   Shape out;
   for (auto [a, b] : arg) out.insert(out.end(), {a, b});
@@ -149,6 +202,7 @@ template <class T> Shape flat_pairs(const std::vector<std::pair<T, T>>& arg) {
 } // namespace
 
 LazyBuffer LazyBuffer::reshape(const Shape& arg) const {
+  if (multi_) return multi_reshape(arg);
   if (all_int(shape()) && !all_int(arg)) { // view.py: the new size at the variables' bound values
     for (const sint& d : arg)
       for (const Expr& v : d.expr().vars())
@@ -160,28 +214,45 @@ LazyBuffer LazyBuffer::reshape(const Shape& arg) const {
   return view(st().reshape(arg), ViewMove{MoveOp::Reshape, arg});
 }
 LazyBuffer LazyBuffer::pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
+  if (multi_) return multi_pad(arg);
   return view(st().pad(arg), ViewMove{MoveOp::Pad, flat_pairs(arg)});
 }
 LazyBuffer LazyBuffer::expand(const Shape& arg) const {
+  if (multi_) return multi_expand(arg);
   return view(st().expand(arg), ViewMove{MoveOp::Expand, arg});
 }
 LazyBuffer LazyBuffer::permute(const std::vector<int>& arg) const {
+  if (multi_) {
+    std::optional<int> axis;
+    if (multi_axis()) axis = int(std::find(arg.begin(), arg.end(), *multi_axis()) - arg.begin());
+    std::vector<LazyBuffer> out;
+    for (const LazyBuffer& lb : lbs()) out.push_back(lb.permute(arg));
+    return multi(std::move(out), axis, real());
+  }
   return view(st().permute(arg), ViewMove{MoveOp::Permute, Shape(arg.begin(), arg.end())});
 }
 LazyBuffer LazyBuffer::shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
+  if (multi_) return multi_shrink(arg);
   return view(st().shrink(arg), ViewMove{MoveOp::Shrink, flat_pairs(arg)});
 }
 LazyBuffer LazyBuffer::shrink_symbolic(const DimPairs& arg) const {
+  if (multi_) return shrink(int_pairs(arg, "shrink"));
   return view(st().shrink_symbolic(arg), ViewMove{MoveOp::Shrink, flat_pairs(arg)});
 }
 LazyBuffer LazyBuffer::pad_symbolic(const DimPairs& arg) const {
+  if (multi_) return pad(int_pairs(arg, "pad"));
   return view(st().pad_symbolic(arg), ViewMove{MoveOp::Pad, flat_pairs(arg)});
 }
 LazyBuffer LazyBuffer::stride(const std::vector<int64_t>& arg) const {
+  if (multi_) {
+    check(!multi_axis() || arg[size_t(*multi_axis())] == 1, "AssertionError", "flipping not supported on sharded axis");
+    return map_lbs([&](const LazyBuffer& lb) { return lb.stride(arg); });
+  }
   return view(st().stride(arg), ViewMove{MoveOp::Stride, shape_from_ints(arg)});
 }
 
 LazyBuffer LazyBuffer::contiguous() const {
+  if (multi_) return map_lbs([](const LazyBuffer& lb) { return lb.contiguous(); });
   LazyBuffer b = base();
   if (!st().contiguous() || size() != b.size() || is_unrealized_const()) {
     // CLANG can view a consecutive buffer, as tinygrad's LoadOps.VIEW; we copy with CONTIGUOUS,
@@ -195,9 +266,10 @@ LazyBuffer LazyBuffer::contiguous() const {
 }
 
 LazyBuffer LazyBuffer::cast(DType dt, bool bitcast) const {
+  if (multi_) return map_lbs([&](const LazyBuffer& lb) { return lb.cast(dt, bitcast); });
   if (dtype() == dt) return *this;
   if (is_unrealized_unmasked_const() && !bitcast)
-    return create(LazyNode{Op::LOAD_CONST, dt, shape(), {}, as_const(const_value(), dt), st(), {}, {}});
+    return create(LazyNode{Op::LOAD_CONST, dt, shape(), {}, as_const(const_value(), dt), st(), {}, {}, device()});
   if (bitcast && itemsize(dtype()) != itemsize(dt))
     fail("RuntimeError", "shape changing bitcast only supported on DISK right now");
   if (!bitcast && itemsize(dt) <= itemsize(dtype()) && !is_base()) return base().cast(dt, bitcast).view(st());
@@ -205,6 +277,8 @@ LazyBuffer LazyBuffer::cast(DType dt, bool bitcast) const {
 }
 
 LazyBuffer LazyBuffer::e(Op op, const std::vector<LazyBuffer>& in_srcs, LazyArg arg) const {
+  if (multi_ || std::any_of(in_srcs.begin(), in_srcs.end(), [](auto& s) { return s.is_multi(); }))
+    return multi_e(op, in_srcs, arg);
   LazyGraph& g = lazy_graph();
   std::vector<LazyBuffer> srcs;
   srcs.reserve(in_srcs.size() + 1);
@@ -270,6 +344,7 @@ LazyBuffer LazyBuffer::reduce_op(Op op, const Axes& axis_in) const {
 }
 
 LazyBuffer LazyBuffer::r(Op op, const Axes& axis) const {
+  if (multi_) return multi_r(op, axis);
   Shape new_shape = shape();
   for (int a : axis) {
     check(a >= 0 && a < int(shape().size()), "AssertionError", "axis args out of range for shape");

@@ -1,6 +1,8 @@
 // lazy layer: LazyBuffer, a handle to a node of the current LazyGraph, with the
 // graph-building operations of tinygrad 0.9.1's lazy.py (const folding, views, casts, reduces).
 #pragma once
+#include <functional>
+#include <memory>
 #include <optional>
 
 #include "lazy/lazy.h"
@@ -25,14 +27,38 @@ private:
   LazyGraph* prev_;
 };
 
+struct MultiData;
+
+// A LazyBuffer is a handle to one node, or (is_multi) tinygrad's MultiLazyBuffer: one buffer
+// per device, the tensor split along an axis or replicated (multi.py). The operations below
+// work on both, as tinygrad's Functions call either through `lazydata`; a multi buffer's node
+// accessors (id, node, base, st) see its first real shard.
 class LazyBuffer {
 public:
   LazyBuffer() = default;
   explicit LazyBuffer(NodeId id) : id_(id) {}
   NodeId id() const { return id_; }
   const LazyNode& node() const { return lazy_graph()[id_]; }
-  bool operator==(const LazyBuffer& o) const { return id_ == o.id_; }
-  bool operator!=(const LazyBuffer& o) const { return id_ != o.id_; }
+  bool operator==(const LazyBuffer& o) const { return id_ == o.id_ && multi_ == o.multi_; }
+  bool operator!=(const LazyBuffer& o) const { return !(*this == o); }
+  // The device of the buffer ("" = the program's default device; multi: the first shard's).
+  const std::string& device() const { return node().device; }
+
+  // --- multi-device (multi.py) ---
+  // lbs all of one dtype; axis: the axis they split, or nullopt when each holds the whole
+  // tensor; real: which shards hold data (a shrink to one shard's bounds zeroes the others).
+  static LazyBuffer multi(std::vector<LazyBuffer> lbs, std::optional<int> axis, std::vector<bool> real = {});
+  // MultiLazyBuffer.from_sharded: `lb` split along axis (or copied whole) onto `devices`.
+  static LazyBuffer from_sharded(const LazyBuffer& lb, const std::vector<std::string>& devices,
+                                 std::optional<int> axis);
+  bool is_multi() const { return bool(multi_); }
+  const std::vector<LazyBuffer>& lbs() const;
+  std::optional<int> multi_axis() const;
+  const std::vector<bool>& real() const;
+  std::vector<std::pair<int64_t, int64_t>> bounds() const; // along the axis, per shard
+  std::vector<std::string> devices() const;
+  // lazy.py's copy_to_device (multi: the shards gathered into one buffer on `device`).
+  LazyBuffer copy_to_device(const std::string& device, bool force = false) const;
 
   LazyBuffer base() const { return LazyBuffer(lazy_graph().base(id_)); }
   // Tensor.detach(): a VIEW marked detached (arg true), so that tg-grad, which sees only the
@@ -41,20 +67,21 @@ public:
   LazyBuffer detach() const;
   bool is_detached() const { return node().is_view() && std::holds_alternative<Scalar>(node().arg); }
   bool is_base() const { return !node().is_view(); }
-  const Shape& shape() const { return node().shape; }
+  const Shape& shape() const;
   DType dtype() const { return node().dtype; }
   const ShapeTracker& st() const { return node().st; }
   int64_t size() const { return prod(shape()); }
 
   static LazyBuffer loadop(Op op, const Shape& shape, DType dtype, LazyArg arg = {},
-                           std::vector<LazyBuffer> srcs = {});
+                           std::vector<LazyBuffer> srcs = {}, const std::string& device = "");
   static LazyBuffer placeholder(const std::string& name, const Shape& shape, DType dtype);
   // A new state buffer named `name` whose first value is `init` (registered in the graph).
   static LazyBuffer state(const std::string& name, const LazyBuffer& init);
-  static LazyBuffer from_data(std::vector<uint8_t> data, const Shape& shape, DType dtype);
+  static LazyBuffer from_data(std::vector<uint8_t> data, const Shape& shape, DType dtype,
+                              const std::string& device = "");
   LazyBuffer const_like(const Scalar& val, std::optional<Shape> shape = std::nullopt) const;
 
-  bool is_unrealized_const() const { return base().node().op == Op::LOAD_CONST; }
+  bool is_unrealized_const() const { return !multi_ && base().node().op == Op::LOAD_CONST; }
   bool is_unrealized_unmasked_const() const;
   const Scalar& const_value() const { return std::get<Scalar>(base().node().arg); }
 
@@ -83,7 +110,18 @@ public:
 
 private:
   LazyBuffer reduce_op(Op op, const Axes& axis) const;
+  // multi.py's MultiLazyBuffer methods (multi.cpp)
+  LazyBuffer multi_const_like(const Scalar& val, const std::optional<Shape>& shape) const;
+  LazyBuffer multi_copy_to_device(const std::string& device) const;
+  LazyBuffer multi_e(Op op, const std::vector<LazyBuffer>& in_srcs, const LazyArg& arg) const;
+  LazyBuffer multi_r(Op op, const Axes& axis) const;
+  LazyBuffer multi_reshape(const Shape& arg) const;
+  LazyBuffer multi_pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
+  LazyBuffer multi_expand(const Shape& arg) const;
+  LazyBuffer multi_shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
+  LazyBuffer map_lbs(const std::function<LazyBuffer(const LazyBuffer&)>& f) const; // the same op on every shard
   NodeId id_ = 0;
+  std::shared_ptr<const MultiData> multi_;
 };
 
 // The graph artifact for the given outputs: reachable nodes renumbered in topological order.

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "tensor/tensor_device.h"
 #include "tensor/tensor_impl.h"
 #include "util/error.h"
 
@@ -175,7 +176,7 @@ Tensor Embedding::operator()(const Tensor& idx) const {
   Shape ishp = is;
   ishp.push_back(1);
   ishp.push_back(1);
-  Tensor ar = Tensor::arange(Scalar::of_int(vocab_sz));
+  Tensor ar = Tensor::arange(Scalar::of_int(vocab_sz)).placed_like(weight);
   ar.set_requires_grad(false);
   ar = ar.reshape({1, 1, vocab_sz, 1});
   Tensor vals = weight.reshape({1, 1, vocab_sz, embed_sz}).expand(big);

@@ -18,7 +18,7 @@ std::vector<Tensor> dedup(const std::vector<Tensor>& xs, bool want_grad) {
 }
 
 Tensor zeros_state(const Tensor& t, DType dtype) {
-  return Tensor::zeros(t.shape(), dtype).contiguous().realize();
+  return Tensor::zeros(t.shape(), dtype).placed_like(t).contiguous().realize();
 }
 
 } // namespace
@@ -33,7 +33,7 @@ Optimizer::Optimizer(const std::vector<Tensor>& ps, double lr_) {
   for (Tensor& t : params) t.realize();
   for (Tensor& t : buffers) t.realize();
   // store lr in at least float32 precision
-  lr = Tensor::from_list({Scalar::of_float(lr_)}, {1}, DType::Float32, false);
+  lr = Tensor::from_list({Scalar::of_float(lr_)}, {1}, DType::Float32, false).placed_like(params[0]);
 }
 
 void Optimizer::zero_grad() {
@@ -103,8 +103,8 @@ std::vector<Tensor> LARS::step_impl() {
 LAMB::LAMB(const std::vector<Tensor>& ps, double lr_, double b1_, double b2_, double eps_,
            double weight_decay, bool adam_)
     : Optimizer(ps, lr_), b1(b1_), b2(b2_), eps(eps_), wd(weight_decay), adam(adam_) {
-  b1_t = Tensor::from_list({Scalar::of_int(1)}, {1}, DType::Float32, false).realize();
-  b2_t = Tensor::from_list({Scalar::of_int(1)}, {1}, DType::Float32, false).realize();
+  b1_t = Tensor::from_list({Scalar::of_int(1)}, {1}, DType::Float32, false).placed_like(params[0]).realize();
+  b2_t = Tensor::from_list({Scalar::of_int(1)}, {1}, DType::Float32, false).placed_like(params[0]).realize();
   for (const Tensor& t : params) m.push_back(zeros_state(t, DType::Float32));
   for (const Tensor& t : params) v.push_back(zeros_state(t, DType::Float32));
 }

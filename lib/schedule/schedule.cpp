@@ -66,7 +66,7 @@ private:
   // A buffer that exists before any kernel runs: a named input or literal data.
   bool realized(NodeId id) const {
     const LazyNode& b = n(base(id));
-    return b.op == Op::EMPTY || b.op == Op::COPY;
+    return b.op == Op::EMPTY || b.is_host_data();
   }
   void recurse_lb(NodeId root);
   bool padding_okay(NodeId buf);
@@ -136,6 +136,8 @@ void Scheduler::recurse_lb(NodeId root) {
       allbufs_.insert(buf);
       if (node.forced_realize) realizes_.insert(buf);
       if (op_kind(node.op) == OpKind::Load) realizes_.insert(buf);
+      // A copy between devices reads a buffer: its source is realized on its own device.
+      if (node.is_device_copy()) realizes_.insert(base(node.srcs[0]));
     }
     const LazyNode& node = n(buf);
     if (f.next < node.srcs.size()) {
@@ -236,7 +238,7 @@ void Scheduler::pair_reduces() {
         if (realizes_.contains(c) && !group.count(c) && seen_desc.insert(c).second) descendants.push_back(c);
         if (auto it = children_.find(c); it != children_.end())
           for (NodeId x : it->second.items())
-            if (!realized(x)) kids.push_back(x);
+            if (!realized(x) && n(x).device == n(r).device) kids.push_back(x);
       }
       for (NodeId d : descendants)
         if (group.insert(d).second) order.push_back(d);
@@ -350,6 +352,17 @@ PreItem Scheduler::schedule_group(const std::vector<NodeId>& group) {
   PreItem item;
   item.outputs = group;
   const LazyNode& first = n(group[0]);
+  if (first.is_device_copy()) {
+    // schedule.py's COPY item: the source buffer's elements into this device's buffer, as a
+    // kernel of the destination device (a plain load and store, so every device runs it).
+    check(group.size() == 1, "RuntimeError", "can't schedule a group of LoadOps.COPY");
+    NodeId src = base(first.srcs[0]);
+    item.inputs.push_back(src);
+    ShapeTracker st = ShapeTracker::from_shape({sym_prod(first.shape)});
+    LazyOpPtr load = LazyOp::make(Op::LOAD, {}, MemBuffer{1, n(src).dtype, st});
+    item.ast.push_back(LazyOp::make(Op::STORE, {load}, MemBuffer{0, first.dtype, st}));
+    return item;
+  }
   if (first.op == Op::CUSTOM) {
     // tinygrad's custom_random: no kernel source, the runtime fills the buffer. The AST is the
     // CUSTOM op alone, its seed (absolute, or an offset from the seed buffer it reads) a
@@ -459,14 +472,15 @@ public:
     const LazyGraph& g = lazy_graph();
     b = g.storage(b); // an ASSIGN writes its target in place
     const LazyNode& node = g[b];
-    bool shared = node.op == Op::EMPTY || node.op == Op::COPY;
+    bool shared = node.op == Op::EMPTY || node.is_host_data();
     Local& map = shared ? shared_ : local;
     if (auto it = map.find(b); it != map.end()) return it->second;
     BufferInfo info{int(s_.buffers.size()), node.dtype, prod(node.shape), BufferRole::Intermediate, "", {}};
+    info.device = node.device;
     if (node.is_input() || node.is_state()) {
       info.role = node.is_state() ? BufferRole::State : BufferRole::Input;
       info.name = node.name;
-    } else if (node.op == Op::COPY) {
+    } else if (node.is_host_data()) {
       info.role = BufferRole::Constant;
       info.data = node.data;
     }
@@ -481,6 +495,7 @@ public:
       kernel.init = init;
       for (NodeId o : item.outputs) kernel.bufs.push_back(get(o, local));
       for (NodeId x : item.inputs) kernel.bufs.push_back(get(x, local));
+      kernel.device = s_.buffers[size_t(kernel.bufs[0])].device;
       s_.kernels.push_back(std::move(kernel));
     }
   }

@@ -19,6 +19,8 @@ struct BufferInfo {
   BufferRole role;
   std::string name;          // input/output/state name; "" for intermediates
   std::vector<uint8_t> data; // Constant only: the initial contents, size * itemsize bytes
+  // The device it lives on ("CLANG:1"); "" for the program's default device.
+  std::string device{};
 };
 
 struct ScheduleKernel {
@@ -26,6 +28,7 @@ struct ScheduleKernel {
   std::vector<int> bufs;      // BufferInfo ids: outputs first, then inputs
   bool init = false;          // computes a state's first value: skipped when states are loaded
   std::string name;           // tinygrad's name before optimizing ("r_64_8"): codegen's name_kernels
+  std::string device{};       // its outputs' device; "" for the default (a COPY runs on its target)
 };
 
 struct NamedBuffer {

@@ -781,6 +781,14 @@ void register_sequences(Registry& r) {
         return Value::boolean(a[0].s().rfind(a[1].s(), 0) == 0);
       },
       "str");
+  r.method(
+      VKind::Str, "endswith", "self, suffix",
+      +[](Interp&, Args& a) {
+        if (a[1].kind != VKind::Str) raise("TypeError", "endswith first arg must be str");
+        const std::string &s = a[0].s(), &x = a[1].s();
+        return Value::boolean(s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0);
+      },
+      "str");
   r.properties[int(VKind::Slice)][intern("start")] =
       +[](Interp&, const Value& s) { return s.as<SliceObj>().start; };
   r.properties[int(VKind::Slice)][intern("stop")] =
@@ -1222,6 +1230,7 @@ void register_builtins(Registry& r) {
           Value up = in.binary(PyOp::Sub, in.binary(PyOp::Add, a[0], a[1]), Value::integer(1));
           return in.binary(PyOp::Mul, in.binary(PyOp::FloorDiv, up, a[1]), a[1]);
         });
+    register_devices(r, *tinygrad, *device, *helpers);
     r.globals[intern("<tinygrad.helpers>")] = Value::of(VKind::Module, helpers);
   }
   // an import statement (parser.cpp): the module at `path`, or its attributes `names`

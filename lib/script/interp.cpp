@@ -4,8 +4,10 @@
 #include "device/registry.h"
 #include "script/dict.h"
 #include "tensor/function.h"
+#include "tensor/tensor_device.h"
 
 #include <new>
+#include <set>
 
 namespace tg::script {
 
@@ -153,6 +155,8 @@ const Builtin* Registry::add(const std::string& qualname, const std::string& spe
   static const Sym device = intern("device");
   for (size_t k = 0; k < b->spec.names.size(); ++k)
     if (b->spec.names[k] == device) b->device_param = int(k);
+  // a moving method takes its device itself; anything else makes a tensor on it
+  b->creates_on_device = b->device_param >= 0 && qualname != "Tensor.to" && qualname != "Tensor.to_";
   owned.push_back(std::move(b));
   return owned.back().get();
 }
@@ -855,23 +859,50 @@ Value Interp::call_function(const FunctionObj& f, CallArgs& args) {
 Value Interp::call_builtin(const Builtin& b, CallArgs& args) {
   std::vector<Value> bound;
   bind_arguments(b.qualname, b.spec, args, bound);
-  if (b.device_param >= 0) check_device(b.qualname, bound[size_t(b.device_param)]);
-  return b.fn(*this, bound);
+  if (b.device_param < 0) return b.fn(*this, bound);
+  Value device = bound[size_t(b.device_param)];
+  check_device(b.qualname, device);
+  std::vector<Value> saved = bound;
+  Value out = b.fn(*this, bound);
+  if (!b.creates_on_device || out.kind != VKind::Tensor) return out;
+  if (device.is_none()) return out;
+  // A random tensor on several devices is one draw per device (numpy's generator): the call
+  // again for each device after the first.
+  static const std::set<std::string> draws{"Tensor.rand", "Tensor.randn", "Tensor.randint", "Tensor.normal",
+                                           "Tensor.uniform", "Tensor.scaled_uniform", "Tensor.glorot_uniform",
+                                           "Tensor.kaiming_uniform", "Tensor.kaiming_normal"};
+  if ((device.kind == VKind::Tuple || device.kind == VKind::List) && draws.count(b.qualname) &&
+      !device.items().empty()) {
+    std::vector<std::string> devs;
+    for (const Value& d : device.items()) devs.push_back(graph_device_name(d.s()));
+    bool first = true;
+    Tensor t = draw_placed(
+        [&] {
+          if (first) return first = false, out.t();
+          std::vector<Value> again = saved;
+          return b.fn(*this, again).t();
+        },
+        devs);
+    return Value::tensor(t);
+  }
+  return place_on_device(out, device);
 }
 
 void check_device(const std::string& qualname, const Value& device) {
   if (device.is_none()) return;
-  if (device.kind == VKind::Tuple || device.kind == VKind::List)
-    raise("NotImplementedError", qualname + ": a tuple of devices shards a tensor (multi-device tensors); tg "
-                                            "programs run on one device");
+  if (device.kind == VKind::Tuple || device.kind == VKind::List) {
+    for (const Value& d : device.items()) check_device(qualname, d);
+    return;
+  }
   if (device.kind != VKind::Str)
     raise("TypeError", qualname + ": device must be a str, not " + type_name(device));
   const std::string& name = device.s();
-  if (canonical_device_name(name) == "CLANG") return;
+  std::string c = canonical_device_name(name);
+  if (c.substr(0, c.find(':')) == "CLANG") return;
   raise("NotImplementedError",
         qualname + "('" + name +
-            "'): a tg program runs on one device, which tg-codegen --device picks; the "
-            "script names it Device.DEFAULT (\"CLANG\"), and a move to another device would change nothing");
+            "'): a tg program runs on one device type, which tg-codegen --device picks; the "
+            "script names it Device.DEFAULT (\"CLANG\"), and its devices CLANG:1, CLANG:2, ...");
 }
 
 Value Interp::call(const Value& f, CallArgs& args) {

@@ -40,12 +40,16 @@ struct Builtin : Object {
   NativeFn fn = nullptr;
   bool is_method = false; // the first parameter is self (bound on attribute access)
   int device_param = -1;  // index of a `device` parameter: checked by check_device (one device)
+  bool creates_on_device = false; // the tensor it returns is placed on that device
 };
 
-// A program runs on one device, the one tg-codegen --device picks; a script names it
-// Device.DEFAULT ("CLANG"). A device argument (device=, .to(), .to_()) that names another is a
-// NotImplementedError naming the call, not a move that silently does nothing.
+// A program runs on one device type, the one tg-codegen --device picks; a script names its
+// default device Device.DEFAULT ("CLANG") and its others CLANG:1, CLANG:2, ... A device argument
+// (device=, .to(), .to_()) of another type is a NotImplementedError naming the call.
 void check_device(const std::string& qualname, const Value& device);
+// A tensor just made on the default device, moved to `device` (a str, or a tuple: replicated
+// on each device, tensor.py's Tensor(data, device=tuple)).
+Value place_on_device(const Value& t, const Value& device);
 
 struct MethodObj : Object {
   Value self;
@@ -110,6 +114,7 @@ void register_nn(Registry& r);        // nn_bindings.cpp
 void register_optim(Registry& r);     // optim_bindings.cpp: nn.optim
 void register_functools(Registry& r); // functools_module.cpp: functools.reduce, functools.partial
 void register_symbolic(Registry& r);  // symbolic_bindings.cpp: Variable
+void register_devices(Registry& r, ModuleObj& tinygrad, ModuleObj& device, ModuleObj& helpers); // device_bindings.cpp
 // + - * // % on symbolic dimensions (and ints with them); nullopt when op or operands don't apply.
 std::optional<Value> symbol_op(PyOp op, const Value& a, const Value& b);
 // < <= > >= with a symbol: tinygrad's LtNode, truthy unless false at every value.

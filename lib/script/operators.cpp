@@ -650,9 +650,6 @@ Value Interp::get_attr(const Value& obj, Sym name) {
 // AttributeError that reads like a typo.
 void refuse_unsupported_tensor_attr(const std::string& name) {
   static const std::pair<const char*, const char*> unsupported[] = {
-      {"shard", "multi-device tensors are not supported yet"},
-      {"shard_", "multi-device tensors are not supported yet"},
-      {"lazydata", "tg's lazy graph is not a Python object: tg-trace --json shows it"},
       {"schedule", "tg schedules a whole program with tg-schedule"},
       {"schedule_with_vars", "tg schedules a whole program with tg-schedule"},
       {"image_conv2d", "IMAGE kernels (tinygrad's IMAGE=1 GPU path) are not supported"},

@@ -43,6 +43,13 @@ Value wrap(std::shared_ptr<nn::Optimizer> opt, const char* type, std::vector<Val
   m->methods = &methods();
   set(*m, "params", tensor_list(opt->params, false));
   set(*m, "buffers", tensor_list(opt->buffers, false));
+  if (!opt->params.empty()) { // Optimizer.device: the first parameter's
+    const Tensor& p0 = opt->params[0];
+    std::vector<Value> devs;
+    for (const std::string& d : p0.is_sharded() ? p0.devices() : std::vector<std::string>{})
+      devs.push_back(Value::str(d));
+    set(*m, "device", p0.is_sharded() ? Value::tuple(std::move(devs)) : Value::str(p0.device()));
+  }
   if (dynamic_cast<nn::OptimizerGroup*>(opt.get())) {
     set(*m, "optimizers", Value::tuple(std::move(members)));
   } else {

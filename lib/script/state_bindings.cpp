@@ -245,16 +245,6 @@ void register_state(Registry& r) {
       },
       "dict");
 
-  // Tensor.to(device): tg has one device, so moving a loaded (tinygrad: DISK) tensor is itself.
-  if (!r.methods[int(VKind::Tensor)].count(intern("to")))
-    r.method(
-        VKind::Tensor, "to", "self, device",
-        +[](Interp&, Args& a) {
-          if (!a[1].is_none() && a[1].kind != VKind::Str)
-            raise("TypeError", "Tensor.to: device must be a str, not " + type_name(a[1]));
-          return a[0];
-        },
-        "Tensor");
 
   auto state = std::make_shared<ModuleObj>();
   state->name = "tinygrad.nn.state";

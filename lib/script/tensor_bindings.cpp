@@ -546,13 +546,7 @@ void register_methods(Registry& r) {
         return a[0];
       });
 
-  // device: tg has one device (CLANG), so moving is the identity
-  m(
-      "to_", "self, device", +[](Interp&, Args& a) {
-        if (!a[1].is_none() && a[1].kind != VKind::Str)
-          raise("TypeError", "Tensor.to_: device must be a str, not " + type_name(a[1]));
-        return Value(); // in place, returns None
-      });
+  // devices: device_bindings.cpp
   m(
       "clang", "self", +[](Interp&, Args& a) { return a[0]; });
 
@@ -577,8 +571,6 @@ void register_methods(Registry& r) {
       "ndim", +[](Interp&, const Value& v) { return Value::integer(v.t().ndim()); });
   p(
       "T", +[](Interp&, const Value& v) { return T(v.t().T()); });
-  p(
-      "device", +[](Interp&, const Value&) { return Value::str("CLANG"); });
   p(
       "requires_grad", +[](Interp&, const Value& v) {
         auto rg = v.t().requires_grad();

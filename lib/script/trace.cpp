@@ -185,7 +185,18 @@ Graph trace_script(const std::string& source, const std::string& filename, const
   check_text(source, filename);
   ScriptResult r = run_script(source, filename, options);
   std::vector<std::pair<std::string, LazyBuffer>> outputs;
-  for (auto& [name, t] : r.outputs) outputs.emplace_back(name, t.lazydata());
+  // a sharded tensor is read back gathered onto the default device, as numpy() does
+  // (tinygrad's numpy() reads the base buffer: with one real shard, that shard alone)
+  for (auto& [name, t] : r.outputs) {
+    const LazyBuffer& lb = t.lazydata();
+    size_t reals = lb.is_multi() ? size_t(std::count(lb.real().begin(), lb.real().end(), true)) : 0;
+    if (reals == 1 && lb.multi_axis()) {
+      size_t i = size_t(std::find(lb.real().begin(), lb.real().end(), true) - lb.real().begin());
+      outputs.emplace_back(name, lb.lbs()[i].copy_to_device(""));
+    } else {
+      outputs.emplace_back(name, lb.copy_to_device(""));
+    }
+  }
   std::vector<GraphInput> inputs;
   for (auto& i : r.inputs) inputs.push_back(GraphInput{i.name, i.tensor.lazydata().id(), i.requires_grad});
   Graph g = extract_graph(outputs, inputs, /*effects=*/true);

@@ -157,6 +157,20 @@ public:
   // reads does not move it to the newer version (what output() records).
   Tensor snapshot() const;
 
+  // --- devices (tensor_device.cpp): tinygrad's device names, canonicalised; the graph's ""
+  // (the program's default device) is "CLANG" here, as Device.DEFAULT names it in a script ---
+  bool is_sharded() const { return lazydata().is_multi(); }
+  std::string device() const;               // a single-device tensor's device
+  std::vector<std::string> devices() const; // a sharded tensor's, in shard order
+  Tensor to(const std::string& device) const;
+  Tensor& to_(const std::string& device);
+  // shard(devices, axis): a copy on each device (axis nullopt) or split along axis.
+  Tensor shard(const std::vector<std::string>& devices, std::optional<int> axis = std::nullopt) const;
+  Tensor& shard_(const std::vector<std::string>& devices, std::optional<int> axis = std::nullopt);
+  // A tensor just made on the default device, moved to where `like` lives (tinygrad makes
+  // it there with device=self.device): replicated onto a sharded tensor's devices.
+  Tensor placed_like(const Tensor& like) const;
+
   // --- movement ---
   Tensor reshape(const Shape& shape) const; // -1 infers, kKeepDim keeps
   Tensor view(const Shape& shape) const { return reshape(shape); }

@@ -28,6 +28,17 @@ const LazyBuffer& Tensor::lazydata() const {
   LazyBuffer& lb = impl_->lazydata;
   if (!impl_->follows_state) return lb;
   const LazyGraph& g = lazy_graph();
+  if (lb.is_multi()) { // each shard is a buffer of its own
+    bool moved = false;
+    std::vector<LazyBuffer> shards;
+    for (const LazyBuffer& s : lb.lbs()) {
+      Tensor shard(s);
+      shards.push_back(shard.lazydata());
+      moved |= shards.back() != s;
+    }
+    if (moved) lb = LazyBuffer::multi(std::move(shards), lb.multi_axis(), lb.real());
+    return lb;
+  }
   NodeId b = g.base(lb.id()), buffer = g.storage(b);
   if (g[buffer].is_state()) {
     NodeId latest = g.latest_version(buffer);
@@ -104,7 +115,7 @@ Tensor& Tensor::backward() {
   };
   walk(*this);
 
-  impl_->grad = std::make_shared<Tensor>(Tensor::scalar(Scalar::of_float(1.0), dtype(), false));
+  impl_->grad = std::make_shared<Tensor>(Tensor::scalar(Scalar::of_float(1.0), dtype(), false).placed_like(*this));
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     Tensor& t0 = *it;
     if (!t0.impl_->grad)

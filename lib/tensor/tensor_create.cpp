@@ -93,7 +93,7 @@ Tensor Tensor::eye(int64_t dim, std::optional<DType> dtype) {
 
 Tensor Tensor::full_like(const Scalar& fill, std::optional<DType> dtype,
                          std::optional<bool> requires_grad) const {
-  return full(shape(), fill, dtype.value_or(this->dtype()), requires_grad);
+  return full(shape(), fill, dtype.value_or(this->dtype()), requires_grad).placed_like(*this);
 }
 Tensor Tensor::zeros_like(std::optional<DType> dtype, std::optional<bool> requires_grad) const {
   return full_like(Scalar::of_int(0), dtype, requires_grad);

@@ -183,7 +183,7 @@ Tensor Tensor::getitem(const std::vector<Index>& indices_in) const {
     }
     Shape ar{ret.shape()[dim]};
     ar.insert(ar.end(), ret.ndim() - dim - 1, 1);
-    Tensor a = Tensor::arange(Scalar::of_int(ret.shape()[dim])).reshape(ar);
+    Tensor a = Tensor::arange(Scalar::of_int(ret.shape()[dim])).placed_like(ret).reshape(ar);
     Tensor m = i.eq(a);
     mask = mask ? mask->mul(m) : m;
   }

@@ -36,7 +36,7 @@ Tensor as_tensor_like(const Tensor& x, const Operand& y) {
   if (y.tensor) return *y.tensor;
   DType y_dtype =
       (is_float(x.dtype()) || (is_int(x.dtype()) && is_py_int(y.value))) ? x.dtype() : dtype_of(y.value);
-  return Tensor::scalar(as_const(y.value, y_dtype), y_dtype, false);
+  return Tensor::scalar(as_const(y.value, y_dtype), y_dtype, false).placed_like(x);
 }
 
 std::pair<Tensor, Tensor> broadcasted(const Tensor& self, const Operand& y_in, bool reverse,

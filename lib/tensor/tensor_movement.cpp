@@ -276,7 +276,7 @@ Tensor Tensor::gather(int dim_in, const Tensor& index) const {
   for (int d = 0; d < ndim(); ++d)
     arg.push_back(d != dim ? std::optional(Pair{0, index.shape()[d]}) : std::nullopt);
   Tensor x = shrink(arg).unsqueeze(-1).transpose(-1, dim);
-  Tensor mask = index.unsqueeze(-1).eq(Tensor::arange(Scalar::of_int(shape()[dim])));
+  Tensor mask = index.unsqueeze(-1).eq(Tensor::arange(Scalar::of_int(shape()[dim])).placed_like(*this));
   return mask.mul(x).sum(std::vector<int>{-1}, false, dtype());
 }
 

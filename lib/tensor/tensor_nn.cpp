@@ -7,6 +7,7 @@
 #include <map>
 #include <numeric>
 
+#include "tensor/tensor_device.h"
 #include "tensor/tensor_impl.h"
 #include "util/error.h"
 
@@ -62,14 +63,14 @@ Tensor Tensor::batchnorm(const std::optional<Tensor>& weight, const std::optiona
 
 Tensor Tensor::dropout(double p) const {
   if (!training || p == 0) return *this;
-  Tensor r = Tensor::rand(shape(), kDefaultFloat);
+  Tensor r = draw_placed_like([&] { return Tensor::rand(shape(), kDefaultFloat); }, *this);
   r.set_requires_grad(false);
   if (p == 1.0) fail("ZeroDivisionError", "float division by zero");
   return mul(r.ge(p)).mul(1 / (1.0 - p));
 }
 
 Tensor Tensor::one_hot(int64_t num_classes) const {
-  Tensor classes = Tensor::arange(Scalar::of_int(num_classes));
+  Tensor classes = Tensor::arange(Scalar::of_int(num_classes)).placed_like(*this);
   classes.set_requires_grad(false);
   return getitem({Index::ellipsis(), Index::none()}).eq(classes).where(1, 0);
 }
@@ -79,7 +80,7 @@ Tensor Tensor::scaled_dot_product_attention(const Tensor& key, const Tensor& val
                                             bool is_causal) const {
   std::optional<Tensor> mask = attn_mask;
   if (is_causal) {
-    Tensor ones = Tensor::ones({shape()[ndim() - 2], key.shape()[key.ndim() - 2]});
+    Tensor ones = Tensor::ones({shape()[ndim() - 2], key.shape()[key.ndim() - 2]}).placed_like(*this);
     ones.set_requires_grad(false);
     mask = ones.tril(0).cast(DType::Bool);
   }
@@ -104,7 +105,7 @@ Tensor Tensor::sparse_categorical_crossentropy(const Tensor& Y, int64_t ignore_i
         "label_smoothing must be in [0.0, 1.0]");
   Tensor log_probs = log_softmax(), loss_mask = Y.ne(ignore_index);
   int64_t classes = shape().back();
-  Tensor counter = Tensor::arange(Scalar::of_int(classes));
+  Tensor counter = Tensor::arange(Scalar::of_int(classes)).placed_like(*this);
   counter.set_requires_grad(false);
   Tensor y_counter = counter.unsqueeze(0).expand({Y.numel(), classes});
   Tensor y = y_counter.eq(Y.flatten().reshape({-1, 1}))

@@ -129,7 +129,7 @@ Tensor Tensor::argmax(std::optional<int> axis_in, bool keepdim) const {
   Shape r{shape()[axis]};
   r.insert(r.end(), ndim() - axis - 1, 1);
   Tensor idx =
-      m.mul(arange(Scalar::of_int(shape()[axis] - 1), Scalar::of_int(-1), Scalar::of_int(-1)).reshape(r));
+      m.mul(arange(Scalar::of_int(shape()[axis] - 1), Scalar::of_int(-1), Scalar::of_int(-1)).placed_like(*this).reshape(r));
   return idx.max(std::vector<int>{axis}, keepdim)
       .sub(Scalar::of_int(shape()[axis]), true)
       .sub(Scalar::of_int(1))
@@ -233,11 +233,13 @@ Tensor Tensor::cumsum(int axis_in) const {
 
 Tensor Tensor::triu(int64_t diagonal) const {
   return tri(dim_from_end(shape(), 2), dim_from_end(shape(), 1), diagonal, DType::Bool)
+      .placed_like(*this)
       .where(*this, Scalar::of_int(0))
       .cast(dtype());
 }
 Tensor Tensor::tril(int64_t diagonal) const {
   return tri(dim_from_end(shape(), 2), dim_from_end(shape(), 1), diagonal + 1, DType::Bool)
+      .placed_like(*this)
       .where(Scalar::of_int(0), *this)
       .cast(dtype());
 }

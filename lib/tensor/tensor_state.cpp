@@ -1,6 +1,7 @@
 // State: realize() turns a tensor into a buffer that outlives one run of the program, and
 // assign() writes into such a buffer (tensor.py's realize/replace/assign, for a pipeline where
 // nothing runs at trace time).
+#include "tensor/tensor_device.h"
 #include "tensor/tensor_impl.h"
 #include "util/error.h"
 
@@ -9,6 +10,24 @@ namespace tg {
 bool Tensor::is_state() const { return lazy_graph()[lazy_graph().storage(lazydata().id())].is_state(); }
 
 Tensor& Tensor::realize(const std::string& name) {
+  if (is_sharded()) { // each shard is a buffer of its own device: "NAME@CLANG:1"
+    std::vector<LazyBuffer> shards;
+    for (const LazyBuffer& s : lazydata().lbs()) {
+      Tensor shard(s);
+      std::string base = name;
+      if (base.empty()) {
+        const LazyGraph& g = lazy_graph();
+        for (size_t i = g.states().size();; ++i)
+          if (!g.has_state(base = "state." + std::to_string(i)) &&
+              !g.has_state(base + "@" + script_device_name(s.device())))
+            break;
+      }
+      shard.realize(shard.is_state() ? "" : base + "@" + script_device_name(s.device()));
+      shards.push_back(shard.lazydata());
+    }
+    impl_->lazydata = LazyBuffer::multi(std::move(shards), lazydata().multi_axis(), lazydata().real());
+    return *this;
+  }
   if (is_state() || lazydata().base().node().is_input()) return *this;
   // A value of this step's data (an input, a state's updated version) is computed on every
   // step anyway: making it a state would freeze its first value.
@@ -39,13 +58,27 @@ Tensor& Tensor::replace(const Tensor& x) {
 }
 
 Tensor& Tensor::assign(const Operand& xo) {
-  Tensor x = xo.tensor ? *xo.tensor : Tensor::scalar(xo.value, dtype());
+  Tensor x = xo.tensor ? *xo.tensor : Tensor::scalar(xo.value, dtype()).placed_like(*this);
   if (x.lazydata() == lazydata()) return *this; // a self assign is a no-op
   check(shape() == x.shape(), "AssertionError",
         "assign shape mismatch " + py::tuple_repr(shape()) + " != " + py::tuple_repr(x.shape()));
   check(dtype() == x.dtype(), "AssertionError",
         "assign dtype mismatch " + py::dtype_repr(dtype()) + " != " + py::dtype_repr(x.dtype()));
   check(!x.requires_grad().value_or(false), "AssertionError", "");
+  if (is_sharded() || x.is_sharded()) {
+    if (!(is_sharded() && x.is_sharded() && devices() == x.devices())) {
+      auto repr = [](const Tensor& t) {
+        return t.is_sharded() ? devices_repr(t.lazydata().devices()) : "'" + t.device() + "'";
+      };
+      fail("AssertionError", "assign device mismatch " + repr(*this) + " != " + repr(x));
+    }
+    check(lazydata().multi_axis() == x.lazydata().multi_axis(), "AssertionError", "axis must match on MultiLazyBuffer");
+    bool states = true;
+    for (const LazyBuffer& s : lazydata().lbs()) states &= Tensor(s).is_state();
+    if (!states) return replace(x);
+    impl_->lazydata = lazydata().assign(x.lazydata());
+    return *this;
+  }
   // An input is data from a file, as the oracle's Tensor(numpy array): not realized, so replaced.
   if (!is_state()) return replace(x);
   // The buffer's next version, seen through this tensor's view of it.
@@ -55,7 +88,7 @@ Tensor& Tensor::assign(const Operand& xo) {
 
 void Tensor::setitem(const std::vector<Index>& indices, const Operand& vo) {
   check(lazydata().st().contiguous(), "AssertionError", "setitem target needs to be contiguous");
-  Tensor v = vo.tensor ? *vo.tensor : Tensor::scalar(vo.value, dtype());
+  Tensor v = vo.tensor ? *vo.tensor : Tensor::scalar(vo.value, dtype()).placed_like(*this);
   if (requires_grad().value_or(false) || v.requires_grad().value_or(false))
     fail("NotImplementedError", "setitem with requires_grad is not supported");
   // realize(): in tinygrad an input is realized data too, so here it becomes a state as well.
