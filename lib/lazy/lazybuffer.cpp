@@ -89,7 +89,9 @@ LazyBuffer LazyBuffer::assign(const LazyBuffer& x) const {
     check(x.is_multi() && x.lbs().size() == lbs().size(), "AssertionError", "axis must match on MultiLazyBuffer");
     std::vector<LazyBuffer> out;
     for (size_t i = 0; i < lbs().size(); ++i) out.push_back(lbs()[i].assign(x.lbs()[i]).view(lbs()[i].st()));
-    return multi(std::move(out), multi_axis(), real());
+    // Which shards hold data is the value's: tinygrad replaces a tensor not yet realized (a
+    // state here, which tg makes earlier than tinygrad realizes it) by the value it is given.
+    return multi(std::move(out), multi_axis(), x.real());
   }
   check(x.size() == size(), "AssertionError",
         "assign target must have same size self.size=" + std::to_string(size()) +

@@ -7,7 +7,6 @@
 #include "tensor/tensor_device.h"
 
 #include <new>
-#include <set>
 
 namespace tg::script {
 
@@ -868,10 +867,7 @@ Value Interp::call_builtin(const Builtin& b, CallArgs& args) {
   if (device.is_none()) return out;
   // A random tensor on several devices is one draw per device (numpy's generator): the call
   // again for each device after the first.
-  static const std::set<std::string> draws{"Tensor.rand", "Tensor.randn", "Tensor.randint", "Tensor.normal",
-                                           "Tensor.uniform", "Tensor.scaled_uniform", "Tensor.glorot_uniform",
-                                           "Tensor.kaiming_uniform", "Tensor.kaiming_normal"};
-  if ((device.kind == VKind::Tuple || device.kind == VKind::List) && draws.count(b.qualname) &&
+  if ((device.kind == VKind::Tuple || device.kind == VKind::List) && b.draws &&
       !device.items().empty()) {
     std::vector<std::string> devs;
     for (const Value& d : device.items()) devs.push_back(graph_device_name(d.s()));

@@ -41,6 +41,7 @@ struct Builtin : Object {
   bool is_method = false; // the first parameter is self (bound on attribute access)
   int device_param = -1;  // index of a `device` parameter: checked by check_device (one device)
   bool creates_on_device = false; // the tensor it returns is placed on that device
+  bool draws = false;             // a random draw: one per device of a device tuple
 };
 
 // A program runs on one device type, the one tg-codegen --device picks; a script names its

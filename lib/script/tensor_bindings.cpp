@@ -1,6 +1,7 @@
 // The Tensor API and dtypes as the script sees them: one table entry per tinygrad 0.9.1 name,
 // with its Python signature. Adding a method is one line here.
 #include <algorithm>
+#include <set>
 
 #include "script/interp.h"
 #include "tensor/function.h"
@@ -649,6 +650,9 @@ void register_contexts(Registry& r, ModuleObj& cls) {
 void register_statics(Registry& r, ModuleObj& cls) {
   auto s = [&](const char* name, const char* spec, NativeFn fn, const char* qualname = nullptr) {
     r.attribute(cls, name, qualname ? qualname : std::string("Tensor.") + name, spec, fn);
+    static const std::set<std::string> draws{"rand",           "randn",           "randint",        "normal", "uniform",
+                                             "scaled_uniform", "glorot_uniform", "kaiming_uniform", "kaiming_normal"};
+    if (draws.count(name)) r.owned.back()->draws = true;
   };
   const char* kInit = "Tensor.__init__"; // where tinygrad reports a bad **kwargs entry
   s("empty", "*shape, dtype=None, requires_grad=None, device=None", shaped<&Tensor::empty>, kInit);
