@@ -40,14 +40,6 @@ std::vector<std::string> device_names() {
 
 std::string default_device() { return kDevices[0].name; }
 
-std::string canonical_device_name(const std::string& name) {
-  size_t colon = name.find(':');
-  std::string out = name.substr(0, colon);
-  for (char& c : out) c = char(std::toupper(static_cast<unsigned char>(c)));
-  if (colon != std::string::npos && name.substr(colon) != ":0") out += name.substr(colon);
-  return out;
-}
-
 Device& device(const std::string& given) {
   static std::mutex mu;
   static std::map<std::string, std::unique_ptr<Device>> made;

@@ -5,12 +5,10 @@
 #include <vector>
 
 #include "device/device.h"
+#include "util/device_name.h"
 
 namespace tg {
 
-// tinygrad's Device.canonicalize: the type upper-cased, an index kept, ":0" dropped
-// ("cuda" -> "CUDA", "clang:0" -> "CLANG", "gpu:1" -> "GPU:1").
-std::string canonical_device_name(const std::string& name);
 // By canonical name; throws tg::Error("RuntimeError", "unknown device 'X' (known: CLANG, LLVM, ...)").
 Device& device(const std::string& name);
 // The renderer of a device, for codegen (needs no hardware).

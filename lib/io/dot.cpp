@@ -78,22 +78,49 @@ std::string kernel_name(const ScheduleKernel& sk) {
 
 } // namespace
 
+// Parts of a picture per device: the default device's at the top level, each other device's in
+// a cluster of its own, in the order devices first appear.
+class DeviceClusters {
+public:
+  std::string& part(const std::string& device) {
+    if (device.empty()) return top_;
+    auto [it, fresh] = index_.try_emplace(device, parts_.size());
+    if (fresh) parts_.push_back({device, ""});
+    return parts_[it->second].second;
+  }
+  std::string str() const {
+    std::string out = top_;
+    for (size_t i = 0; i < parts_.size(); ++i)
+      out += "  subgraph cluster_device_" + std::to_string(i) + " {\n  label=" + quoted(parts_[i].first) +
+             ";\n  style=dashed;\n" + parts_[i].second + "  }\n";
+    return out;
+  }
+
+private:
+  std::string top_;
+  std::vector<std::pair<std::string, std::string>> parts_;
+  std::unordered_map<std::string, size_t> index_;
+};
+
 std::string graph_to_dot(const Graph& graph) {
   std::string out =
       "digraph graph_artifact {\n  rankdir=TB;\n  node [fontname=\"monospace\", fontsize=10];\n";
   std::unordered_map<NodeId, std::string> role; // inputs, states: their names
   for (const GraphInput& in : graph.inputs) role[in.node] = "input " + in.name;
   for (const GraphState& s : graph.states) role[s.node] = "state " + s.name;
+  DeviceClusters clusters;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const LazyNode& n = graph.nodes[i];
     std::string label = std::to_string(i) + ": " + short_name(n.op);
     if (auto it = role.find(NodeId(i)); it != role.end()) label += " (" + it->second + ")";
     label += n.op == Op::VIEW && std::holds_alternative<Scalar>(n.arg) ? "\ndetached" : arg_line(n.arg);
-    if (n.op == Op::COPY) label += "\n" + std::to_string(n.data.size()) + " bytes of data";
+    if (n.is_host_data()) label += "\n" + std::to_string(n.data.size()) + " bytes of data";
+    if (n.is_device_copy()) label += "\nfrom another device";
     label += "\n" + type_line(n.shape, n.dtype);
-    node_line(out, "n" + std::to_string(i), label, fill_colour(n.op));
-    for (NodeId s : n.srcs) edge_line(out, "n" + std::to_string(s), "n" + std::to_string(i));
+    node_line(clusters.part(n.device), "n" + std::to_string(i), label, fill_colour(n.op));
+    for (NodeId s : n.srcs) edge_line(clusters.part(""), "n" + std::to_string(s), "n" + std::to_string(i));
   }
+  out += clusters.str();
   for (size_t o = 0; o < graph.outputs.size(); ++o) {
     std::string id = "out" + std::to_string(o);
     out += "  " + id + " [label=" + quoted("output " + graph.outputs[o].name) + ", shape=ellipse];\n";
@@ -110,17 +137,21 @@ std::string graph_to_dot(const Graph& graph) {
 std::string schedule_to_dot(const Schedule& schedule) {
   std::string out = "digraph schedule_artifact {\n  rankdir=TB;\n  compound=true;\n"
                     "  node [fontname=\"monospace\", fontsize=10];\n";
+  DeviceClusters clusters;
   for (const BufferInfo& b : schedule.buffers) {
     static const char* kRole[] = {"input", "output", "", "constant", "state"};
     std::string label = "buf " + std::to_string(b.id);
     std::string r = kRole[int(b.role)];
     if (!r.empty()) label += " (" + r + (b.name.empty() ? "" : " " + b.name) + ")";
     label += "\n" + std::to_string(b.size) + " " + std::string(py_name(b.dtype));
-    node_line(out, "b" + std::to_string(b.id), label, r.empty() ? "#ffffff" : "#ffe0a0", "cylinder");
+    node_line(clusters.part(b.device), "b" + std::to_string(b.id), label, r.empty() ? "#ffffff" : "#ffe0a0",
+              "cylinder");
   }
+  std::string edges_out;
   for (size_t k = 0; k < schedule.kernels.size(); ++k) {
     const ScheduleKernel& sk = schedule.kernels[k];
     std::string prefix = "k" + std::to_string(k) + "_";
+    std::string& out = clusters.part(sk.device);
     out += "  subgraph cluster_" + std::to_string(k) +
            " {\n  label=" + quoted("kernel " + std::to_string(k) + " " + kernel_name(sk)) +
            ";\n  style=rounded;\n";
@@ -159,9 +190,9 @@ std::string schedule_to_dot(const Schedule& schedule) {
     for (const LazyOp* op : order)
       for (const LazyOpPtr& s : op->src) out += "    " + ids.at(s.get()) + " -> " + ids.at(op) + ";\n";
     out += "  }\n";
-    for (const auto& [from, to] : edges) edge_line(out, from, to);
+    for (const auto& [from, to] : edges) edge_line(edges_out, from, to);
   }
-  return out + "}\n";
+  return out + clusters.str() + edges_out + "}\n";
 }
 
 } // namespace tg

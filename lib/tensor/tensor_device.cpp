@@ -3,7 +3,6 @@
 // graph's default device "", which tg-codegen --device makes CLANG, LLVM, GPU or CUDA.
 #include "tensor/tensor_device.h"
 
-#include "device/registry.h"
 #include "tensor/tensor_impl.h"
 #include "util/error.h"
 

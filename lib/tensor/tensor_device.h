@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "lazy/multi.h"
+#include "util/device_name.h"
 #include "tensor/tensor.h"
 
 namespace tg {

@@ -62,8 +62,12 @@ inline Graph sample_graph() {
     n.name = "";
     g.nodes.push_back(n);
   }
+  // a copy of the sum onto another device (a sharded program's COPY)
+  LazyNode copy = node(Op::COPY, DType::Float32, {1, 4}, {6}, Scalar::of_int(3));
+  copy.device = "CLANG:1";
+  g.nodes.push_back(copy);
   g.inputs = {{"x", 0, true}};
-  g.outputs = {{"out", 7}, {"lit", 1}};
+  g.outputs = {{"out", 7}, {"lit", 1}, {"copied", NodeId(g.nodes.size() - 1)}};
   return g;
 }
 
@@ -95,7 +99,8 @@ inline Schedule sample_schedule() {
   ConstBuffer seven{Scalar::of_int(7), DType::Int32, st_of({view({3}, {0})})};
   LazyOpPtr add_c = LazyOp::make(Op::ADD, {load_c, LazyOp::make(Op::CONST, {}, seven)});
   LazyOpPtr store_b = LazyOp::make(Op::STORE, {add_c}, mem(1, DType::Int32, contiguous({3})));
-  s.kernels = {{{store}, {0, 1}, false, {}}, {{store_a, store_b}, {3, 4, 0, 2}, false, {}}};
+  s.kernels = {{{store}, {0, 1}, false, {}}, {{store_a, store_b}, {3, 4, 0, 2}, false, {}, "CLANG:2"}};
+  s.buffers[3].device = s.buffers[4].device = "CLANG:2";
   s.inputs = {{"x", 1, {4, 8}, DType::Float32}};
   s.outputs = {{"out", 0, {1, 4}, DType::Float32}};
   return s;
@@ -123,6 +128,7 @@ inline Program sample_program() {
        {2, 3},
        {1}},
   };
+  p.kernels[1].device = "CLANG:2";
   ProgramKernel random;
   random.name = "custom_random";
   random.bufs = {1};

@@ -6,9 +6,12 @@
 #include <cereal/archives/json.hpp>
 
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "codegen/codegen.h"
 #include "device/registry.h"
@@ -34,7 +37,7 @@ bool same_buffers(const std::vector<BufferInfo>& a, const std::vector<BufferInfo
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
     if (a[i].id != b[i].id || a[i].dtype != b[i].dtype || a[i].size != b[i].size || a[i].role != b[i].role ||
-        a[i].name != b[i].name || a[i].data != b[i].data)
+        a[i].name != b[i].name || a[i].data != b[i].data || a[i].device != b[i].device)
       return false;
   return true;
 }
@@ -59,6 +62,7 @@ void expect_same(const Graph& a, const Graph& b) {
     EXPECT_EQ(x.name, y.name) << i;
     EXPECT_EQ(x.data, y.data) << i;
     EXPECT_TRUE(x.moves == y.moves) << i;
+    EXPECT_EQ(x.device, y.device) << i;
   }
   ASSERT_EQ(a.inputs.size(), b.inputs.size());
   for (size_t i = 0; i < a.inputs.size(); ++i) {
@@ -77,6 +81,7 @@ void expect_same(const Schedule& a, const Schedule& b) {
   ASSERT_EQ(a.kernels.size(), b.kernels.size());
   for (size_t k = 0; k < a.kernels.size(); ++k) {
     EXPECT_EQ(a.kernels[k].bufs, b.kernels[k].bufs);
+    EXPECT_EQ(a.kernels[k].device, b.kernels[k].device);
     ASSERT_EQ(a.kernels[k].ast.size(), b.kernels[k].ast.size());
     for (size_t r = 0; r < a.kernels[k].ast.size(); ++r)
       EXPECT_TRUE(same_op(*a.kernels[k].ast[r], *b.kernels[k].ast[r])) << k << " " << r;
@@ -97,6 +102,7 @@ void expect_same(const Program& a, const Program& b) {
     EXPECT_EQ(a.kernels[k].local_size, b.kernels[k].local_size);
     EXPECT_EQ(a.kernels[k].custom, b.kernels[k].custom);
     EXPECT_EQ(a.kernels[k].seed, b.kernels[k].seed);
+    EXPECT_EQ(a.kernels[k].device, b.kernels[k].device);
   }
   EXPECT_TRUE(same_named(a.inputs, b.inputs));
   EXPECT_TRUE(same_named(a.outputs, b.outputs));
@@ -370,8 +376,49 @@ TEST(ArtifactKinds, an_older_version_is_refused_with_a_hint) {
   std::string binary = write_program(sample_program());
   binary[6] = 1;
   EXPECT_EQ(message_of([&] { read_program(binary); }),
-            "program artifact version 1 is older than this tool reads (" + std::to_string(kArtifactVersion) +
-                "); run the earlier tools again");
+            "program artifact version 1 is older than this tool reads (" +
+                std::to_string(kOldestArtifactVersion) + "); run the earlier tools again");
+}
+// Version 8 had no devices: its artifacts are still read, everything on the default device.
+TEST(ArtifactKinds, a_version_8_artifact_reads_with_default_devices) {
+  for (ArtifactKind kind : kKinds) {
+    Graph g = sample_graph(); // less its copy between devices, which version 8 had no way to say
+    g.nodes.pop_back();
+    g.outputs.pop_back();
+    rapidjson::Document doc = parse_json(kind == ArtifactKind::Graph ? write_graph(g, true) : written(kind, true));
+    doc["version"].SetInt(8);
+    std::function<void(rapidjson::Value&)> strip = [&](rapidjson::Value& v) {
+      if (v.IsObject()) {
+        v.RemoveMember("device");
+        for (auto& m : v.GetObject()) strip(m.value);
+      } else if (v.IsArray()) {
+        for (auto& x : v.GetArray()) strip(x);
+      }
+    };
+    rapidjson::Value* body = &doc;
+    strip(*body);
+    if (kind == ArtifactKind::Program) doc.AddMember("device", "CLANG", doc.GetAllocator());
+    rapidjson::StringBuffer out;
+    rapidjson::Writer<rapidjson::StringBuffer> w(out);
+    doc.Accept(w);
+    std::string text = out.GetString();
+    if (kind == ArtifactKind::Graph) {
+      Graph g = read_graph(text);
+      for (const LazyNode& n : g.nodes) EXPECT_EQ(n.device, "");
+    } else if (kind == ArtifactKind::Schedule) {
+      Schedule s = read_schedule(text);
+      for (const ScheduleKernel& k : s.kernels) EXPECT_EQ(k.device, "");
+    } else {
+      Program p = read_program(text);
+      for (const BufferInfo& b : p.buffers) EXPECT_EQ(b.device, "");
+    }
+    // and a version 9 artifact without them names the missing field
+    doc["version"].SetInt(9);
+    rapidjson::StringBuffer out9;
+    rapidjson::Writer<rapidjson::StringBuffer> w9(out9);
+    doc.Accept(w9);
+    EXPECT_NE(message_of([&] { read_as(kind, out9.GetString()); }).find("device"), std::string::npos);
+  }
 }
 TEST(ArtifactDamage, every_truncation_of_a_binary_artifact_is_an_error) {
   for (ArtifactKind kind : kKinds) {

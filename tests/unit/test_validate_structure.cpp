@@ -40,7 +40,7 @@ TEST(GraphNodeSpec, a_constant_needs_its_value) {
 TEST(GraphNodeSpec, contiguous_needs_a_source) {
   Graph g = sample_graph();
   g.nodes.push_back(node(Op::CONTIGUOUS, DType::Float32, {4, 8}));
-  EXPECT_EQ(graph_error(g), "invalid graph artifact: node 27 (LoadOps.CONTIGUOUS): needs 1 source, has 0");
+  EXPECT_EQ(graph_error(g), "invalid graph artifact: node 28 (LoadOps.CONTIGUOUS): needs 1 source, has 0");
 }
 TEST(GraphNodeSpec, a_cast_needs_its_dtype) {
   Graph g = sample_graph();
@@ -193,4 +193,23 @@ TEST(KnownPrograms, the_fingerprint_covers_what_kernels_touch_not_constants) {
   q = p;
   q.buffers[2].data[0] ^= 1; // a constant's value cannot make a kernel reach further
   EXPECT_EQ(program_fingerprint(q), base);
+}
+// Devices: a copy between devices reads a base of its own shape on another device; names are
+// tinygrad's canonical ones.
+TEST(GraphNodeSpec, a_copy_between_devices_reads_another_device) {
+  Graph g = sample_graph();
+  g.nodes.back().device = "";
+  EXPECT_EQ(graph_error(g), "invalid graph artifact: node 27 (LoadOps.COPY): a copy between devices needs a base of "
+                            "its shape and dtype on another device, and no data");
+  g = sample_graph();
+  g.nodes.back().srcs = {3}; // a view
+  EXPECT_NE(graph_error(g), "");
+}
+TEST(GraphNodeSpec, device_names_are_canonical) {
+  for (const char* bad : {"clang:1", "CLANG:0", "CLANG:", ":1", "CLANG:1x", "CL ANG"}) {
+    Graph g = sample_graph();
+    g.nodes[5].device = bad;
+    EXPECT_EQ(graph_error(g), std::string("invalid graph artifact: node 5 (BinaryOps.ADD): bad device name '") + bad + "'")
+        << bad;
+  }
 }
