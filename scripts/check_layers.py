@@ -9,7 +9,7 @@ import argparse, pathlib, re, sys
 # Lowest first. io (artifacts, host buffers, files) sits above codegen because artifacts hold
 # schedules and programs; nn's state files and launch's inputs use it.
 LAYERS = ["util", "dtype", "shape", "ops", "lazy", "random", "tensor", "grad", "schedule", "codegen", "render",
-          "runtime", "device", "io", "nn", "launch", "onnx", "script"]
+          "runtime", "device", "dist", "io", "nn", "launch", "onnx", "script"]
 
 
 def main():

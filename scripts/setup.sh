@@ -14,6 +14,7 @@ PACKAGES=(
   bats googletest libgtest-dev python3 python3-venv python3-pip ccache jq graphviz man-db zlib1g-dev libssl-dev
   libonnx-dev libprotobuf-dev libonnx-testdata
   opencl-headers ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

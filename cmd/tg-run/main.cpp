@@ -87,12 +87,33 @@ int main(int argc, char** argv) {
   app.add_option("--save-state", save_state,
                  "after the last step, write every state to this safetensors file");
   app.add_option("--loss", loss_name, "the output shown in progress lines (default: 'loss' if there is one)");
+  std::string dist_name;
+  std::vector<std::string> placements;
+  app.add_option("--dist", dist_name,
+                 "run the program across the processes of a transport: mpi (mpirun -n N tg-run ... --dist mpi); "
+                 "each process runs the kernels of the devices placed on it, rank 0 reads the inputs and "
+                 "writes the outputs")
+      ->option_text("mpi");
+  app.add_option("--place", placements,
+                 "with --dist: run DEVICE's kernels on RANK (repeatable; default: device index i on rank i mod N, "
+                 "the default device on rank 0)")
+      ->option_text("DEVICE=RANK");
   app.add_option(
          "--log-every", log_every,
          "a progress line every K steps, and after the first and the last (default: about ten lines in all)")
       ->check(tg::positive_integer());
-  return tg::run_tool("tg-run", app, argc, argv, [&] {
+  auto body = [&](const tg::Distribution* dist) -> int {
     tg::Program program = tg::read_program(tg::read_input(input));
+    const int rank = dist ? dist->transport->rank() : 0;
+    // Distributed, a process reads only the inputs of its own devices.
+    auto mine = [&](const std::string& name) {
+      if (!dist) return true;
+      for (const tg::NamedBuffer& nb : program.inputs)
+        if (nb.name == name)
+          for (const tg::BufferInfo& b : program.buffers)
+            if (b.id == nb.buffer) return dist->placement.rank_of(b.device) == rank;
+      return true;
+    };
     tg::set_program_vars(program, var_values);
     // Kernels stay inside the extents their program states only if tg-codegen wrote it.
     const bool trusted = trust || tg::is_known_program(program);
@@ -113,6 +134,10 @@ int main(int argc, char** argv) {
     for (const std::string& b : bindings) {
       auto eq = b.find('='); // the option's check() guarantees NAME=FILE
       std::string name = b.substr(0, eq);
+      if (!mine(name)) {
+        series.erase(name);
+        continue;
+      }
       try {
         if (series.count(name)) {
           series[name] = std::make_unique<tg::NpySteps>(b.substr(eq + 1));
@@ -126,6 +151,8 @@ int main(int argc, char** argv) {
       }
     }
     int64_t data_steps = 0;
+    for (const std::string& name : per_step)
+      if (!mine(name)) series.erase(name);
     for (const auto& [name, s] : series) {
       if (!s) tg::fail("ValueError", "--per-step " + name + ": no --in " + name + "=FILE.npy binds it");
       if (data_steps && s->steps() != data_steps && !app.count("--steps"))
@@ -165,7 +192,7 @@ int main(int argc, char** argv) {
       tg::fail("ValueError", "no output named '" + loss_name + "' for --loss");
     if (loss_name.empty()) loss_name = "loss";
 
-    tg::ProgramRun run(program, inputs, trusted);
+    tg::ProgramRun run(program, inputs, trusted, dist);
     if (!load_state.empty()) {
       try {
         run.load_states(tg::load_state_file(load_state));
@@ -188,7 +215,7 @@ int main(int argc, char** argv) {
     // after the last; on a terminal, one line
     // rewritten in place.
     bool progress = steps > 1;
-    bool tty = isatty(STDERR_FILENO);
+    bool tty = isatty(STDERR_FILENO) && !dist; // (every process must decide alike)
     if (log_every == 0) log_every = tty ? 1 : std::max<int64_t>(1, steps / 10);
     auto t0 = std::chrono::steady_clock::now();
     for (int64_t step = 1; step <= steps; ++step) {
@@ -201,7 +228,9 @@ int main(int argc, char** argv) {
       run.step(run_options);
       if (!progress || (step % log_every != 0 && step != steps && step != 1)) continue;
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::string loss = have_loss ? " " + loss_name + " " + tg::scalar_text(run.output(loss_name)) : "";
+      tg::HostBuffer loss_value = have_loss ? run.output(loss_name) : tg::HostBuffer{};
+      if (rank != 0) continue;
+      std::string loss = have_loss ? " " + loss_name + " " + tg::scalar_text(loss_value) : "";
       std::fprintf(stderr, "%stg-run: step %lld/%lld%s (%.3f ms/step)%s", tty ? "\r" : "", (long long)step,
                    (long long)steps, loss.c_str(), elapsed * 1e3 / double(step),
                    tty && step != steps ? "" : "\n");
@@ -211,6 +240,7 @@ int main(int argc, char** argv) {
     if (!profile.empty()) tg::write_output(tg::profile_trace_json(program, events), profile, false);
     if (!save_state.empty()) tg::save_state_file(run, save_state);
     std::map<std::string, tg::HostBuffer> outputs = run.outputs();
+    if (rank != 0) return 0; // rank 0 writes what the run made
     if (!out_file.empty()) {
       std::vector<std::pair<std::string, tg::HostBuffer>> arrays;
       for (const auto& o : program.outputs) arrays.emplace_back(o.name, outputs.at(o.name));
@@ -240,5 +270,20 @@ int main(int argc, char** argv) {
     if (!std::cout)
       tg::fail("OSError", std::string("cannot write the outputs to stdout: ") + std::strerror(errno));
     return 0;
+  };
+  return tg::run_tool("tg-run", app, argc, argv, [&]() -> int {
+    if (!placements.empty() && dist_name.empty()) tg::fail("ValueError", "--place needs --dist");
+    if (dist_name.empty()) return body(nullptr);
+    std::unique_ptr<tg::Transport> transport = tg::open_transport(dist_name);
+    tg::Distribution dist{transport.get(), tg::Placement(transport->size())};
+    try {
+      dist.placement = tg::Placement(transport->size(), tg::parse_placements(placements, transport->size()));
+      return body(&dist);
+    } catch (const tg::Error& e) {
+      if (transport->size() == 1) throw;
+      // one line naming the rank; then every process of the run ends, and no output is written
+      std::fprintf(stderr, "tg-run: rank %d: %s\n", transport->rank(), e.what());
+      transport->abort(1);
+    }
   });
 }

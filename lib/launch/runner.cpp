@@ -4,6 +4,7 @@
 #include <chrono>
 #include <climits>
 #include <filesystem>
+#include <set>
 
 #include "device/registry.h"
 #include "io/artifact.h"
@@ -128,10 +129,17 @@ struct ProgramRun::Memory {
 };
 
 ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>& inputs,
-                       bool trusted_extents)
-    : p_(p), device_(device(p.device)) {
-  check_names("input", p.inputs, inputs, true);
+                       bool trusted_extents, const Distribution* dist)
+    : p_(p), device_(device(p.device)), dist_(dist) {
+  if (dist_) rank_ = dist_->transport->rank();
+  for (const BufferInfo& b : p.buffers)
+    owner_[b.id] = b.role == BufferRole::Constant ? -1 : dist_ ? dist_->placement.rank_of(b.device) : 0;
+  for (const ProgramKernel& k : p.kernels) kernel_rank_.push_back(dist_ ? dist_->placement.rank_of(k.device) : 0);
+  std::vector<NamedBuffer> mine;
   for (const NamedBuffer& nb : p.inputs)
+    if (owns(nb.buffer)) mine.push_back(nb);
+  check_names("input", mine, inputs, true);
+  for (const NamedBuffer& nb : mine)
     check_binding("input", {nb.name, nb.buffer, shape_at(nb.shape, p.vars), nb.dtype}, inputs.at(nb.name));
   if (has_custom(p)) device_program_ = device_part(p);
   const Program& dp = device_program_ ? *device_program_ : p;
@@ -158,10 +166,16 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
           k.custom.empty() ? eval_dim(k.extents[j], p.vars) : b.size * itemsize(b.dtype); // random: all
       touched[k.bufs[j]] = std::max(touched[k.bufs[j]], bytes);
     }
+  // Distributed: the buffers of this process's devices, and those its kernels read from others.
+  std::set<int> needed;
+  for (size_t i = 0; i < p.kernels.size(); ++i)
+    if (kernel_rank_[i] == rank_) needed.insert(p.kernels[i].bufs.begin(), p.kernels[i].bufs.end());
   for (const BufferInfo& b : p.buffers) {
     size_t bytes = size_t(b.size) * size_t(itemsize(b.dtype));
     if (trusted_extents && b.role == BufferRole::Intermediate)
       bytes = std::min(bytes, size_t(std::max<int64_t>(touched[b.id], 0)));
+    bytes_[b.id] = bytes;
+    if (dist_ && !owns(b.id) && !needed.count(b.id)) continue;
     void* m = mem_->allocator.alloc(bytes);
     mem_->buffers[b.id] = m;
     if (b.role == BufferRole::Constant) {
@@ -171,7 +185,7 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
       mem_->allocator.copyin(m, b.data.data(), bytes);
     }
   }
-  for (const NamedBuffer& nb : p.inputs) copy_in(nb, inputs.at(nb.name));
+  for (const NamedBuffer& nb : mine) copy_in(nb, inputs.at(nb.name));
   int device_index = 0;
   for (size_t i = 0; i < p.kernels.size(); ++i) {
     const ProgramKernel& k = p.kernels[i];
@@ -179,9 +193,9 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
     std::vector<void*> args;
     for (int id : k.bufs) {
       auto it = mem_->buffers.find(id);
-      if (it == mem_->buffers.end())
+      if (!owner_.count(id))
         fail("RuntimeError", "kernel '" + k.name + "' uses unknown buffer " + std::to_string(id));
-      args.push_back(it->second);
+      args.push_back(it == mem_->buffers.end() ? nullptr : it->second); // (a kernel of another process)
     }
     args_.push_back(std::move(args));
     dims_.push_back(launch_dims(k, p.vars));
@@ -229,15 +243,74 @@ HostBuffer ProgramRun::copy_out(const NamedBuffer& nb) const {
 }
 
 void ProgramRun::load_states(const std::map<std::string, HostBuffer>& states) {
-  check_names("state", p_.states, states, true);
-  for (const NamedBuffer& nb : p_.states) check_binding("state", nb, states.at(nb.name));
-  for (const NamedBuffer& nb : p_.states) copy_in(nb, states.at(nb.name));
+  check_names("state", p_.states, states, !dist_);
+  for (const NamedBuffer& nb : p_.states) {
+    if (!owns(nb.buffer)) continue;
+    if (!states.count(nb.name)) fail("ValueError", "missing state '" + nb.name + "'");
+    check_binding("state", nb, states.at(nb.name));
+    copy_in(nb, states.at(nb.name));
+  }
   states_ready_ = true;
+}
+
+bool ProgramRun::owns(int buffer) const {
+  auto it = owner_.find(buffer);
+  return it != owner_.end() && (it->second < 0 || it->second == rank_);
+}
+bool ProgramRun::owns_input(const std::string& name) const {
+  for (const NamedBuffer& nb : p_.inputs)
+    if (nb.name == name) return owns(nb.buffer);
+  return true; // (an unknown name: the constructor names it)
+}
+bool ProgramRun::owns_state(const std::string& name) const {
+  for (const NamedBuffer& nb : p_.states)
+    if (nb.name == name) return owns(nb.buffer);
+  return false;
+}
+
+// Before kernel i runs on its process, the buffers it reads that other processes hold come
+// from them. Every process walks the kernels in the same order, so each send meets its receive.
+void ProgramRun::exchange_reads(size_t i) {
+  const ProgramKernel& k = p_.kernels[i];
+  int r = kernel_rank_[i];
+  std::set<int> moved;
+  for (int id : k.bufs) {
+    int o = owner_.at(id);
+    if (o < 0 || o == r || !moved.insert(id).second) continue;
+    if (rank_ != o && rank_ != r) continue;
+    std::vector<uint8_t> staging(bytes_.at(id));
+    if (rank_ == o) {
+      loaded_->synchronize();
+      mem_->allocator.copyout(staging.data(), mem_->buffers.at(id), staging.size());
+      dist_->transport->send(staging.data(), staging.size(), r);
+    } else {
+      dist_->transport->recv(staging.data(), staging.size(), o);
+      loaded_->synchronize(); // a kernel of this process may still read the old contents
+      mem_->allocator.copyin(mem_->buffers.at(id), staging.data(), staging.size());
+    }
+  }
+}
+
+HostBuffer ProgramRun::gather(const NamedBuffer& nb) const {
+  if (!dist_) return copy_out(nb);
+  int o = std::max(owner_.at(nb.buffer), 0);
+  if (o == 0) return rank_ == 0 ? copy_out(nb) : HostBuffer{};
+  if (rank_ == o) {
+    HostBuffer hb = copy_out(nb);
+    dist_->transport->send(hb.data.data(), hb.data.size(), 0);
+    return {};
+  }
+  if (rank_ != 0) return {};
+  Shape shape = shape_at(nb.shape, p_.vars);
+  HostBuffer hb{nb.dtype, shape, std::vector<uint8_t>(size_t(prod(shape)) * size_t(itemsize(nb.dtype)))};
+  dist_->transport->recv(hb.data.data(), hb.data.size(), o);
+  return hb;
 }
 
 void ProgramRun::set_input(const std::string& name, const HostBuffer& value) {
   for (const NamedBuffer& nb : p_.inputs) {
     if (nb.name != name) continue;
+    if (!owns(nb.buffer)) return; // another process's
     check_binding("input", {nb.name, nb.buffer, shape_at(nb.shape, p_.vars), nb.dtype}, value);
     loaded_->synchronize(); // the last step's kernels may still read it
     copy_in(nb, value);
@@ -276,6 +349,10 @@ void ProgramRun::fill_random(size_t i) {
 void ProgramRun::launch_range(bool init, const RunOptions& options) {
   for (size_t i = 0; i < p_.kernels.size(); i++) {
     if (p_.kernels[i].init != init) continue;
+    if (dist_) {
+      exchange_reads(i);
+      if (kernel_rank_[i] != rank_) continue;
+    }
     if (options.events) {
       auto t0 = std::chrono::steady_clock::now();
       launch(i);
@@ -318,19 +395,25 @@ void ProgramRun::step(const RunOptions& options) {
 
 std::map<std::string, HostBuffer> ProgramRun::outputs() const {
   std::map<std::string, HostBuffer> out;
-  for (const NamedBuffer& nb : p_.outputs) out[nb.name] = copy_out(nb);
+  for (const NamedBuffer& nb : p_.outputs) {
+    HostBuffer hb = gather(nb);
+    if (rank_ == 0) out[nb.name] = std::move(hb);
+  }
   return out;
 }
 
 HostBuffer ProgramRun::output(const std::string& name) const {
   for (const NamedBuffer& nb : p_.outputs)
-    if (nb.name == name) return copy_out(nb);
+    if (nb.name == name) return gather(nb);
   fail("ValueError", "unknown output '" + name + "'");
 }
 
 std::vector<std::pair<std::string, HostBuffer>> ProgramRun::states() const {
   std::vector<std::pair<std::string, HostBuffer>> out;
-  for (const NamedBuffer& nb : p_.states) out.emplace_back(nb.name, copy_out(nb));
+  for (const NamedBuffer& nb : p_.states) {
+    HostBuffer hb = gather(nb);
+    if (rank_ == 0) out.emplace_back(nb.name, std::move(hb));
+  }
   return out;
 }
 

@@ -13,6 +13,7 @@
 
 #include "codegen/program.h"
 #include "device/device.h"
+#include "dist/transport.h"
 #include "io/host_buffer.h"
 
 namespace tg {
@@ -45,15 +46,32 @@ std::map<std::string, HostBuffer> run_program(const Program& p,
                                               const std::map<std::string, HostBuffer>& inputs,
                                               const RunOptions& options = {});
 
+// One run spread over the processes of a transport (tg-run --dist): each process runs the
+// kernels of the devices placed on it, and a kernel that reads a buffer of a device placed
+// elsewhere receives it from that device's process first.
+struct Distribution {
+  Transport* transport = nullptr;
+  Placement placement{1};
+};
+
 // A program loaded for several steps: compiled once, its buffers allocated once and kept, so
 // states (and assigned inputs) carry over from one step to the next. The first step runs the
 // init kernels unless load_states() filled the states.
+//
+// Distributed (`dist`), each process holds the buffers of its devices and those its kernels
+// read; it is given only the inputs and loads only the states its devices own
+// (owns_input/owns_state). outputs(), output() and states() gather to rank 0, and every
+// process must call them, in the same order; other ranks get nothing back.
 class ProgramRun {
 public:
   // Checks the inputs. `trusted_extents`: the kernels' extents are tg-codegen's (io/known_programs.h),
   // so an intermediate buffer is allocated at what its kernels touch, not at what the table
   // declares; a foreign program's extents may understate, and its buffers get their full size.
-  ProgramRun(const Program& p, const std::map<std::string, HostBuffer>& inputs, bool trusted_extents = false);
+  ProgramRun(const Program& p, const std::map<std::string, HostBuffer>& inputs, bool trusted_extents = false,
+             const Distribution* dist = nullptr);
+  bool owns_input(const std::string& name) const;
+  bool owns_state(const std::string& name) const;
+  bool is_root() const { return rank_ == 0; }
   ~ProgramRun();
   ProgramRun(const ProgramRun&) = delete;
   ProgramRun& operator=(const ProgramRun&) = delete;
@@ -75,6 +93,9 @@ private:
   void launch_range(bool init, const RunOptions& options);
   void launch(size_t i);
   void fill_random(size_t i);
+  bool owns(int buffer) const; // its device is placed on this process (a constant: on all)
+  void exchange_reads(size_t i);
+  HostBuffer gather(const NamedBuffer& nb) const; // to rank 0
 
   const Program& p_;
   Device& device_;
@@ -88,6 +109,11 @@ private:
   std::vector<int> device_index_;         // each kernel's index in the device's program; -1: random
   std::vector<bool> in_place_;            // the kernel writes a state or an input
   bool states_ready_ = false;
+  const Distribution* dist_ = nullptr;
+  int rank_ = 0;
+  std::map<int, int> owner_;           // buffer id -> rank (-1: a constant, everywhere)
+  std::map<int, size_t> bytes_;        // buffer id -> bytes allocated (the same on every rank)
+  std::vector<int> kernel_rank_;       // each kernel's process
   int64_t steps_run_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };

@@ -13,9 +13,10 @@ std::map<std::string, HostBuffer> load_state_file(const std::string& path) {
 }
 
 void save_state_file(const ProgramRun& run, const std::string& path) {
+  auto states = run.states(); // (distributed: gathered to rank 0, which alone writes the file)
+  if (!run.is_root()) return;
   nn::SafeFile file;
-  for (auto& [name, hb] : run.states())
-    file.tensors.push_back({name, hb.dtype, shape_ints(hb.shape), hb.data});
+  for (auto& [name, hb] : states) file.tensors.push_back({name, hb.dtype, shape_ints(hb.shape), hb.data});
   nn::save_safetensors(file, path);
 }
 
