@@ -1,0 +1,111 @@
+#!/usr/bin/env bats
+# tg-run --dist mpi (issue 31): the same program file across the processes of mpirun, on shared
+# memory and on TCP over the loopback interface; results and saved states equal to the
+# single-process run bit for bit; a failing rank; --place.
+load helpers
+
+setup_file() {
+  command -v mpirun >/dev/null || skip "Open MPI is not installed (scripts/setup.sh installs it)"
+}
+
+setup() {
+  command -v mpirun >/dev/null || skip "Open MPI is not installed"
+  cd "$BATS_TEST_TMPDIR" || return 1
+  export TG_CACHE_DIR="$BATS_TEST_TMPDIR/cache"
+  # root in a container: Open MPI refuses it unless told
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+  cat >train.tg <<'TG'
+from tinygrad.nn.optim import Adam
+Tensor.training = True
+d = ("CLANG:1", "CLANG:2", "CLANG:3", "CLANG:4")
+x = input("x", (8, 4)).shard(d, axis=0)
+y = input("y", (8, 1)).shard(d, axis=0)
+l1 = nn.Linear(4, 8)
+l2 = nn.Linear(8, 1)
+for p in nn.state.get_parameters([l1, l2]): p.shard_(d)
+opt = Adam(nn.state.get_parameters([l1, l2]), lr=0.01)
+loss = ((l2(l1(x).relu()) - y) ** 2).mean()
+opt.zero_grad()
+loss.backward()
+opt.step()
+output("loss", loss)
+output("pred", l2(l1(x).relu()))
+TG
+  "$PYTHON" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(1)
+np.save("x.npy", rng.standard_normal((8, 4)).astype(np.float32))
+np.save("y.npy", rng.standard_normal((8, 1)).astype(np.float32))
+PY
+  tg-trace train.tg | tg-schedule | tg-codegen -o train.bin
+  tg-run train.bin --in x=x.npy --in y=y.npy --steps 5 --save-state one.safetensors --out-dir one
+}
+
+same_as_one() { # DIR STATE: the outputs and saved states of the single-process run, bit for bit
+  cmp one/loss.npy "$1/loss.npy"
+  cmp one/pred.npy "$1/pred.npy"
+  cmp one.safetensors "$2"
+}
+
+@test "mpirun -n 2 and -n 4 give the single-process outputs and states bit for bit" {
+  for n in 2 4; do
+    mpirun -n "$n" tg-run train.bin --in x=x.npy --in y=y.npy --steps 5 --dist mpi \
+      --save-state "s$n.safetensors" --out-dir "o$n"
+    same_as_one "o$n" "s$n.safetensors"
+  done
+}
+
+@test "over TCP on the loopback interface alone" {
+  mpirun -n 2 --mca btl tcp,self --mca btl_tcp_if_include lo \
+    tg-run train.bin --in x=x.npy --in y=y.npy --steps 5 --dist mpi --save-state tcp.safetensors --out-dir tcp
+  same_as_one tcp tcp.safetensors
+}
+
+@test "states saved by a distributed run resume in another, and in a single process" {
+  mpirun -n 2 tg-run train.bin --in x=x.npy --in y=y.npy --steps 3 --dist mpi --save-state half.safetensors \
+    --out-dir h
+  mpirun -n 2 tg-run train.bin --in x=x.npy --in y=y.npy --steps 2 --dist mpi --load-state half.safetensors \
+    --save-state resumed.safetensors --out-dir r
+  same_as_one r resumed.safetensors
+  tg-run train.bin --in x=x.npy --in y=y.npy --steps 2 --load-state half.safetensors --save-state single.safetensors \
+    --out-dir s
+  same_as_one s single.safetensors
+}
+
+@test "devices placed by hand (--place) give the same results" {
+  mpirun -n 2 tg-run train.bin --in x=x.npy --in y=y.npy --steps 5 --dist mpi --place CLANG:1=1 \
+    --place CLANG:2=1 --place CLANG:3=0 --place CLANG:4=1 --save-state p.safetensors --out-dir p
+  same_as_one p p.safetensors
+}
+
+@test "a rank that fails ends the run with one line naming it, and no output is written" {
+  run_split mpirun -n 2 tg-run train.bin --in x=x.npy --in y=missing.npy --dist mpi --out-dir bad
+  [ "$status" -ne 0 ]
+  expect_contains "$err" "tg-run: rank 0: input 'y': missing.npy: cannot open"
+  [ ! -e bad ]
+  # a place out of range is refused on every rank before anything runs
+  run_split mpirun -n 2 tg-run train.bin --in x=x.npy --in y=y.npy --dist mpi --place CLANG:1=5
+  [ "$status" -ne 0 ]
+  expect_contains "$err" "--place CLANG:1=5: the rank must be 0 to 1"
+}
+
+@test "a rank killed mid-run ends the whole job non-zero" {
+  # rank 1 is killed while the others wait for what it sends
+  run_split timeout 60 mpirun -n 2 bash -c \
+    'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then kill -9 $$; fi; exec tg-run train.bin --in x=x.npy --in y=y.npy --dist mpi --steps 1000 --out-dir k'
+  [ "$status" -ne 0 ]
+  [ "$status" -ne 124 ] # not a hang
+  [ ! -e k ]
+}
+
+@test "--dist with one process is the single-process run, and --place needs --dist" {
+  tg-run train.bin --in x=x.npy --in y=y.npy --steps 5 --dist mpi --save-state s1.safetensors --out-dir o1
+  same_as_one o1 s1.safetensors
+  run_split tg-run train.bin --in x=x.npy --in y=y.npy --place CLANG:1=0
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-run: --place needs --dist"
+  run_split tg-run train.bin --in x=x.npy --in y=y.npy --dist nccl
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-run: --dist nccl: unknown transport (known: mpi)"
+}
