@@ -206,7 +206,10 @@ Value load_state_dict(Interp&, Args& a) {
                                     for (int64_t d : x.shape()) s.push_back(Value::integer(d));
                                     return s;
                                   }())));
-    dst.replace(x); // the same tensor object: an optimizer holding it sees the new value
+    // onto the model's devices: its shards (split as the model's are), or its one device
+    Tensor placed = dst.is_sharded() ? (x.is_sharded() ? x : x.shard(dst.devices(), dst.lazydata().multi_axis()))
+                                     : x.to(dst.device());
+    dst.replace(placed); // the same tensor object: an optimizer holding it sees the new value
     if (consume) {
       auto& items = sd.items;
       const std::string& key = k; // clang 14 cannot capture a structured binding

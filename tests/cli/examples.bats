@@ -39,3 +39,11 @@ need_sklearn() {
     expect_eq "$(jq -c '.outputs[0].shape' <<<"$out")" "[1,1000]"
   done
 }
+
+@test "the two-device examples (data-parallel MNIST, a LLaMA block sharded) match tinygrad step for step" {
+  # tinygrad 0.9.1 runs the same scripts with their shards (the differential runner's oracle)
+  run_split "$PYTHON" "$ROOT/tests/diff/run.py" --snippets "$ROOT/examples/training" --bin "$TG_BIN" \
+    -k 'mnist_cnn_multigpu' -k 'llama_block_sharded' --device CLANG --work "$BATS_TEST_TMPDIR/w"
+  [ "$status" -eq 0 ]
+  expect_contains "$out" "diff: 2 passed, 0 failed"
+}
