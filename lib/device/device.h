@@ -29,6 +29,9 @@ public:
   virtual void free(void* buffer) = 0;
   virtual void copyin(void* buffer, const void* host, size_t bytes) = 0;
   virtual void copyout(void* host, const void* buffer, size_t bytes) = 0;
+  // The buffer's bytes in this process's memory, where the device's buffers are host memory
+  // (CLANG, LLVM): a transport sends and receives them without a copy. nullptr elsewhere.
+  virtual void* host_view(void* buffer) { return nullptr; }
 };
 
 // A compiled program on disk, in the compile cache: every kernel of a Program in one file

@@ -278,7 +278,16 @@ void ProgramRun::exchange_reads(size_t i) {
     int o = owner_.at(id);
     if (o < 0 || o == r || !moved.insert(id).second) continue;
     if (rank_ != o && rank_ != r) continue;
-    std::vector<uint8_t> staging(bytes_.at(id));
+    size_t bytes = bytes_.at(id);
+    if (void* view = mem_->allocator.host_view(mem_->buffers.at(id))) { // host memory: no staging copy
+      loaded_->synchronize();
+      if (rank_ == o)
+        dist_->transport->send(view, bytes, r);
+      else
+        dist_->transport->recv(view, bytes, o);
+      continue;
+    }
+    std::vector<uint8_t> staging(bytes);
     if (rank_ == o) {
       loaded_->synchronize();
       mem_->allocator.copyout(staging.data(), mem_->buffers.at(id), staging.size());
