@@ -189,7 +189,17 @@ void add_elementwise_ops(OpTable& t) {
     if (n.attr_string("approximate", "none") == "tanh") return {x.gelu()};
     return {x.mul(0.5).mul(erf(x.div(std::sqrt(2.0))).add(1.0))};
   };
-  t["PRelu"] = [](const Node& n) -> Outs { return {n.in(0).lt(0.0).where(n.in(0).mul(n.in(1)), n.in(0))}; };
+  t["PRelu"] = [](const Node& n) -> Outs {
+    Tensor x = n.in(0), slope = n.in(1);
+    // before opset 7 a slope of C values is per channel (axis 1), not broadcast from the right
+    if (n.opset() < 7 && slope.ndim() == 1 && x.ndim() > 2 && slope.shape()[0] == x.shape()[1] &&
+        slope.shape()[0] != 1) {
+      Shape per_channel(size_t(x.ndim() - 1), 1);
+      per_channel[0] = slope.shape()[0];
+      slope = slope.reshape(per_channel);
+    }
+    return {x.lt(0.0).where(x.mul(slope), x)};
+  };
   t["ThresholdedRelu"] = [](const Node& n) -> Outs {
     return {n.in(0).gt(n.attr_float("alpha", 1.0)).where(n.in(0), 0.0)};
   };

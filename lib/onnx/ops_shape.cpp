@@ -5,6 +5,7 @@
 
 #include "dtype/dtype_bytes.h"
 #include "onnx/node.h"
+#include "util/error.h"
 
 namespace tg {
 
@@ -129,7 +130,11 @@ void add_shape_ops(OpTable& t) {
 
   t["Flatten"] = [](const Node& n) -> Outs {
     const Shape& s = n.in(0).shape();
-    int axis = Node::norm_axis(n.attr_int("axis", 1), s.size());
+    // axis in [-r, r]: r flattens everything into the first dim (the spec; ONNX Runtime runs it)
+    int64_t r = int64_t(s.size()), given = n.attr_int("axis", 1);
+    if (given < -r || given > r)
+      fail("ValueError", "axis " + std::to_string(given) + " is out of range for rank " + std::to_string(r));
+    int axis = int(given < 0 ? given + r : given);
     int64_t outer = prod(Shape(s.begin(), s.begin() + axis));
     return {n.in(0).reshape({outer, prod(Shape(s.begin() + axis, s.end()))})};
   };

@@ -80,13 +80,19 @@ def cases():
   yield "random_uniform_like_seed", ("RandomUniformLike", {"x": rnd(5, 7)}, {}, ["y"], dict(seed=11.0, low=-2.0, high=3.0), 15)
   yield "qlinear_matmul_int8", ("QLinearMatMul", {"a": R.integers(-128, 127, (3, 4)).astype(np.int8), "b": R.integers(-128, 127, (4, 5)).astype(np.int8)},
                                 {"a_scale": F(0.02), "a_zero_point": np.int8(3), "b_scale": F(0.03), "b_zero_point": np.int8(-2), "y_scale": F(0.5), "y_zero_point": np.int8(1)}, ["y"], {}, 13)
+  # issue 30: Flatten with axis equal to the rank (all into the first dim), and PRelu before
+  # opset 7, whose slope of C values is per channel rather than broadcast from the right
+  yield "flatten_axis_rank", ("Flatten", {"x": rnd(2, 3, 4)}, {}, ["y"], dict(axis=3), 13)
+  yield "flatten_axis_minus_rank", ("Flatten", {"x": rnd(2, 3, 4)}, {}, ["y"], dict(axis=-3), 13)
+  yield "prelu_opset6_per_channel", ("PRelu", {"x": rnd(2, 3, 4, 5)}, {"slope": np.array([0.1, 0.2, 0.3], F)}, ["y"], {}, 6)
 
 
 # Where ONNX Runtime and ONNX's own reference implementation disagree, tg follows the reference
 # (as ONNX's node tests do): bicubic GridSample with border padding (ORT clamps differently;
-# 0.12 apart on this case), and seeded random ops (ORT has its own generator).
+# 0.12 apart on this case), seeded random ops (ORT has its own generator), and PRelu before
+# opset 7 (ORT has no kernel for it).
 REFERENCE_ORACLE = {"grid_sample_bicubic_border_align1", "bernoulli_seed", "random_normal_like_seed",
-                    "random_uniform_like_seed"}
+                    "random_uniform_like_seed", "prelu_opset6_per_channel"}
 
 
 def to_info(name, arr):
@@ -100,7 +106,7 @@ def run_case(bindir, name, case, tmp):
                  "Resize": ["X", "roi", "scales", "sizes"], "ScatterElements": ["data", "indices", "updates"],
                  "ScatterND": ["data", "indices", "updates"], "GatherND": ["data", "indices"], "TopK": ["X", "K"],
                  "ConvTranspose": ["X", "W", "B"], "Pad": ["x", "pads", "constant_value", "axes"], "ReduceProd": ["x", "axes"],
-                 "GridSample": ["X", "Grid"], "Bernoulli": ["p"], "RandomNormalLike": ["x"], "RandomUniformLike": ["x"], "If": ["c"], "Scan": ["s", "x"], "DFT": ["x", "dft_length"],
+                 "GridSample": ["X", "Grid"], "PRelu": ["x", "slope"], "Bernoulli": ["p"], "RandomNormalLike": ["x"], "RandomUniformLike": ["x"], "If": ["c"], "Scan": ["s", "x"], "DFT": ["x", "dft_length"],
                  "QLinearMatMul": ["a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"]}.get(op, list(ins))
   names = [n if n in ins or n in inits else "" for n in node_inputs]
   while names and not names[-1]: names.pop()
