@@ -89,14 +89,16 @@ int main(int argc, char** argv) {
   app.add_option("--loss", loss_name, "the output shown in progress lines (default: 'loss' if there is one)");
   std::string dist_name;
   std::vector<std::string> placements;
-  app.add_option("--dist", dist_name,
-                 "run the program across the processes of a transport: mpi (mpirun -n N tg-run ... --dist mpi); "
-                 "each process runs the kernels of the devices placed on it, rank 0 reads the inputs and "
-                 "writes the outputs")
+  app.add_option(
+         "--dist", dist_name,
+         "run the program across the processes of a transport: mpi (mpirun -n N tg-run ... --dist mpi); "
+         "each process runs the kernels of the devices placed on it, rank 0 reads the inputs and "
+         "writes the outputs")
       ->option_text("mpi");
-  app.add_option("--place", placements,
-                 "with --dist: run DEVICE's kernels on RANK (repeatable; default: device index i on rank i mod N, "
-                 "the default device on rank 0)")
+  app.add_option(
+         "--place", placements,
+         "with --dist: run DEVICE's kernels on RANK (repeatable; default: device index i on rank i mod N, "
+         "the default device on rank 0)")
       ->option_text("DEVICE=RANK");
   app.add_option(
          "--log-every", log_every,
@@ -284,6 +286,7 @@ int main(int argc, char** argv) {
       // one line naming the rank; then every process of the run ends, and no output is written
       std::fprintf(stderr, "tg-run: rank %d: %s\n", transport->rank(), e.what());
       transport->abort(1);
+      return 1; // (abort ends the process; not reached)
     }
   });
 }

@@ -208,6 +208,13 @@ Interp::Interp(std::ostream& out, int recursion_limit)
     if (v.kind == VKind::None && !v.obj) v.kind = VKind::Unbound;
 }
 
+std::vector<std::pair<std::string, Value>> Interp::module_variables() const {
+  std::vector<std::pair<std::string, Value>> out;
+  for (size_t s = 0; s < globals_.size(); ++s)
+    if (globals_[s].kind != VKind::Unbound) out.emplace_back(sym_name(Sym(s)), globals_[s]);
+  return out;
+}
+
 void Interp::run(const Program& program) {
   for (const auto& s : program.body) {
     Flow f = exec(s.get());
@@ -867,8 +874,7 @@ Value Interp::call_builtin(const Builtin& b, CallArgs& args) {
   if (device.is_none()) return out;
   // A random tensor on several devices is one draw per device (numpy's generator): the call
   // again for each device after the first.
-  if ((device.kind == VKind::Tuple || device.kind == VKind::List) && b.draws &&
-      !device.items().empty()) {
+  if ((device.kind == VKind::Tuple || device.kind == VKind::List) && b.draws && !device.items().empty()) {
     std::vector<std::string> devs;
     for (const Value& d : device.items()) devs.push_back(graph_device_name(d.s()));
     bool first = true;

@@ -38,8 +38,8 @@ struct Builtin : Object {
   std::string qualname; // for messages: "Tensor.sum", "len"
   ParamSpec spec;
   NativeFn fn = nullptr;
-  bool is_method = false; // the first parameter is self (bound on attribute access)
-  int device_param = -1;  // index of a `device` parameter: checked by check_device (one device)
+  bool is_method = false;         // the first parameter is self (bound on attribute access)
+  int device_param = -1;          // index of a `device` parameter: checked by check_device (one device)
   bool creates_on_device = false; // the tensor it returns is placed on that device
   bool draws = false;             // a random draw: one per device of a device tuple
 };
@@ -115,7 +115,12 @@ void register_nn(Registry& r);        // nn_bindings.cpp
 void register_optim(Registry& r);     // optim_bindings.cpp: nn.optim
 void register_functools(Registry& r); // functools_module.cpp: functools.reduce, functools.partial
 void register_symbolic(Registry& r);  // symbolic_bindings.cpp: Variable
-void register_devices(Registry& r, ModuleObj& tinygrad, ModuleObj& device, ModuleObj& helpers); // device_bindings.cpp
+void register_devices(Registry& r, ModuleObj& tinygrad, ModuleObj& device,
+                      ModuleObj& helpers); // device_bindings.cpp
+// tinygrad's get_state_dict walk: every tensor under `obj` with its dotted path (state_bindings.cpp).
+void state_dict_of(const Value& obj, const std::string& prefix,
+                   std::vector<std::pair<std::string, Value>>& out);
+bool is_optimizer(const Value& v); // an nn.optim object (optim_bindings.cpp)
 // + - * // % on symbolic dimensions (and ints with them); nullopt when op or operands don't apply.
 std::optional<Value> symbol_op(PyOp op, const Value& a, const Value& b);
 // < <= > >= with a symbol: tinygrad's LtNode, truthy unless false at every value.
@@ -154,6 +159,8 @@ public:
   std::vector<std::pair<std::string, Tensor>> outputs;
   void define_global(const std::string& name, Value v); // a builtin-level name (`args`)
   std::optional<Value> last_expression;                 // module-level expression statement values (not None)
+  // The script's module-level variables, in the order their names first appear in it.
+  std::vector<std::pair<std::string, Value>> module_variables() const;
 
 private:
   struct FrameScope;

@@ -81,6 +81,10 @@ double num(const Value& v, const char* what) { return to_double(v, what); }
 
 } // namespace
 
+bool is_optimizer(const Value& v) {
+  return v.kind == VKind::Module && dynamic_cast<const OptimizerObj*>(&v.as<ModuleObj>()) != nullptr;
+}
+
 void register_optim(Registry& r) {
   auto mod = std::make_shared<ModuleObj>();
   mod->name = "tinygrad.nn.optim";

@@ -129,42 +129,6 @@ Value safe_save(Interp&, Args& a) {
   return Value();
 }
 
-void state_dict_of(const Value& obj, const std::string& prefix,
-                   std::vector<std::pair<std::string, Value>>& out) {
-  auto put = [&](const std::string& k, Value v) {
-    for (auto& [name, val] : out)
-      if (name == k) {
-        val = std::move(v);
-        return;
-      }
-    out.emplace_back(k, std::move(v));
-  };
-  switch (obj.kind) {
-  case VKind::Tensor: {
-    std::string k = prefix;
-    size_t b = k.find_first_not_of('.'), e = k.find_last_not_of('.');
-    put(b == std::string::npos ? "" : k.substr(b, e - b + 1), obj);
-    return;
-  }
-  case VKind::List:
-  case VKind::Tuple:
-    for (size_t i = 0; i < obj.items().size(); ++i)
-      state_dict_of(obj.items()[i], prefix + std::to_string(i) + ".", out);
-    return;
-  case VKind::Dict:
-    for (auto& [k, v] : obj.as<DictObj>().items) state_dict_of(v, prefix + k + ".", out);
-    return;
-  case VKind::Module: {
-    auto& m = obj.as<ModuleObj>();
-    if (!m.instance) return;
-    for (Sym s : m.order) state_dict_of(m.attrs.at(s), prefix + sym_name(s) + ".", out);
-    return;
-  }
-  default:
-    return;
-  }
-}
-
 Value get_state_dict(Interp&, Args& a) {
   std::vector<std::pair<std::string, Value>> out;
   if (a[1].kind != VKind::Str) raise("TypeError", "get_state_dict: prefix must be a str");
@@ -207,8 +171,9 @@ Value load_state_dict(Interp&, Args& a) {
                                     return s;
                                   }())));
     // onto the model's devices: its shards (split as the model's are), or its one device
-    Tensor placed = dst.is_sharded() ? (x.is_sharded() ? x : x.shard(dst.devices(), dst.lazydata().multi_axis()))
-                                     : x.to(dst.device());
+    Tensor placed = dst.is_sharded()
+                        ? (x.is_sharded() ? x : x.shard(dst.devices(), dst.lazydata().multi_axis()))
+                        : x.to(dst.device());
     dst.replace(placed); // the same tensor object: an optimizer holding it sees the new value
     if (consume) {
       auto& items = sd.items;
@@ -220,6 +185,42 @@ Value load_state_dict(Interp&, Args& a) {
 }
 
 } // namespace
+
+void state_dict_of(const Value& obj, const std::string& prefix,
+                   std::vector<std::pair<std::string, Value>>& out) {
+  auto put = [&](const std::string& k, Value v) {
+    for (auto& [name, val] : out)
+      if (name == k) {
+        val = std::move(v);
+        return;
+      }
+    out.emplace_back(k, std::move(v));
+  };
+  switch (obj.kind) {
+  case VKind::Tensor: {
+    std::string k = prefix;
+    size_t b = k.find_first_not_of('.'), e = k.find_last_not_of('.');
+    put(b == std::string::npos ? "" : k.substr(b, e - b + 1), obj);
+    return;
+  }
+  case VKind::List:
+  case VKind::Tuple:
+    for (size_t i = 0; i < obj.items().size(); ++i)
+      state_dict_of(obj.items()[i], prefix + std::to_string(i) + ".", out);
+    return;
+  case VKind::Dict:
+    for (auto& [k, v] : obj.as<DictObj>().items) state_dict_of(v, prefix + k + ".", out);
+    return;
+  case VKind::Module: {
+    auto& m = obj.as<ModuleObj>();
+    if (!m.instance) return;
+    for (Sym s : m.order) state_dict_of(m.attrs.at(s), prefix + sym_name(s) + ".", out);
+    return;
+  }
+  default:
+    return;
+  }
+}
 
 void register_state(Registry& r) {
   r.method(
@@ -247,7 +248,6 @@ void register_state(Registry& r) {
         return v ? *v : a[2];
       },
       "dict");
-
 
   auto state = std::make_shared<ModuleObj>();
   state->name = "tinygrad.nn.state";

@@ -46,12 +46,6 @@ SymbolicPadding symbolic_padding(const Value& v) {
   }
   return p;
 }
-Padding to_padding(const Value& v) {
-  Padding p;
-  for (const auto& x : symbolic_padding(v))
-    p.push_back(x ? std::optional(std::pair<int64_t, int64_t>(x->first, x->second)) : std::nullopt);
-  return p;
-}
 
 std::vector<Tensor> tensors(const Value& tuple) {
   std::vector<Tensor> r;
@@ -650,8 +644,9 @@ void register_contexts(Registry& r, ModuleObj& cls) {
 void register_statics(Registry& r, ModuleObj& cls) {
   auto s = [&](const char* name, const char* spec, NativeFn fn, const char* qualname = nullptr) {
     r.attribute(cls, name, qualname ? qualname : std::string("Tensor.") + name, spec, fn);
-    static const std::set<std::string> draws{"rand",           "randn",           "randint",        "normal", "uniform",
-                                             "scaled_uniform", "glorot_uniform", "kaiming_uniform", "kaiming_normal"};
+    static const std::set<std::string> draws{"rand",           "randn",           "randint",
+                                             "normal",         "uniform",         "scaled_uniform",
+                                             "glorot_uniform", "kaiming_uniform", "kaiming_normal"};
     if (draws.count(name)) r.owned.back()->draws = true;
   };
   const char* kInit = "Tensor.__init__"; // where tinygrad reports a bad **kwargs entry

@@ -9,6 +9,7 @@
 #include "lazy/lazybuffer.h"
 #include "script/dict.h"
 #include "script/interp.h"
+#include "script/state_names.h"
 
 namespace tg {
 
@@ -85,6 +86,7 @@ ScriptResult evaluate(const std::string& source, const std::string& filename, co
     in.run(program);
     Tensor::end_program();
     ScriptResult result;
+    result.state_names = script::automatic_state_names(in.module_variables());
     for (auto& i : in.inputs) result.inputs.push_back({i.name, i.tensor, i.requires_grad});
     if (!in.outputs.empty()) {
       result.outputs = std::move(in.outputs);
@@ -200,6 +202,11 @@ Graph trace_script(const std::string& source, const std::string& filename, const
   std::vector<GraphInput> inputs;
   for (auto& i : r.inputs) inputs.push_back(GraphInput{i.name, i.tensor.lazydata().id(), i.requires_grad});
   Graph g = extract_graph(outputs, inputs, /*effects=*/true);
+  for (GraphState& st : g.states)
+    if (auto it = r.state_names.find(st.name); it != r.state_names.end()) {
+      st.name = it->second;
+      g.nodes[st.node].name = it->second;
+    }
   // The effects belong to this graph: a later graph built in this process starts without them.
   lazy_graph().clear_effects();
   clear_bound_vars();

@@ -3,6 +3,7 @@
 // with the placeholders declared by input() as the graph's inputs.
 #pragma once
 #include <iosfwd>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -61,6 +62,8 @@ struct ScriptInput {
 struct ScriptResult {
   std::vector<ScriptInput> inputs;
   std::vector<std::pair<std::string, Tensor>> outputs;
+  // states the script left unnamed (state.N) -> the names of what holds them (state_names.h)
+  std::map<std::string, std::string> state_names;
 };
 
 ScriptResult run_script(const std::string& source, const std::string& filename,

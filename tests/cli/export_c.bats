@@ -83,7 +83,7 @@ int main(void) {
   for (int step = 0; step < 3; ++step)
     if (train_run(t, load("tx.bin", 192), load("ty.bin", 64), loss, hits)) return 5;
   size_t bytes = 0;
-  const float* w = train_state(t, "state.0", &bytes); // realize() names states in order
+  const float* w = train_state(t, "w", &bytes); // a state takes its variable's name
   if (!w || bytes != 12 || train_state(t, "nope", NULL)) return 6;
   save("c_h.bin", h, sizeof h);
   save("c_probs.bin", probs, sizeof probs);
@@ -119,7 +119,7 @@ same("c_big.bin", np.load("want_demo/big.npy"), np.float32)
 same("c_big3.bin", np.load("want_demo/big.npy"), np.float32)
 same("c_loss.bin", np.load("want_train/loss.npy"), np.float32)
 same("c_hits.bin", np.load("want_train/hits.npy"), np.int32)
-same("c_w.bin", load_file("w.safetensors")["state.0"], np.float32)
+same("c_w.bin", load_file("w.safetensors")["w"], np.float32)
 PY
 }
 

@@ -38,6 +38,10 @@ complete_words() {
     expected+="bin/$t"$'\n'"share/bash-completion/completions/$t"$'\n'"share/man/man1/$t.1"$'\n'
   done
   expected+="$LIBDIR/tg/libtg-llvm.so"$'\n'"$LIBDIR/tg/libtg-onnx.so"$'\n'"$LIBDIR/tg/libtgcore.so"$'\n'
+  # the MPI transport (tg-run --dist mpi) is built where Open MPI is found, as setup.sh installs it
+  if [ -e "$TG_BIN/../lib/libtg-mpi.so" ]; then
+    expected+="$LIBDIR/tg/libtg-mpi.so"$'\n'
+  fi
   expect_eq "$(cd "$P" && find . -type f | sed 's|^\./||' | sort)" "$(sort <<<"${expected%$'\n'}")"
   for t in "${TOOLS[@]}"; do [ -x "$P/bin/$t" ]; done
   cmp "$P/share/man/man1/tg-run.1" "$ROOT/man/tg-run.1"

@@ -240,7 +240,7 @@ COUNTER=$'c = Tensor.zeros(3).contiguous().realize()\nc += 1\noutput("loss", c.s
   run_split tg-run p.bin --steps 3 --load-state s.safetensors --save-state s.safetensors --out-dir res
   [ "$status" -eq 0 ]
   expect_eq "$(npy_eval res/c.npy 'a.tolist()')" "[5.0, 5.0, 5.0]"
-  expect_eq "$("$PYTHON" -c 'from safetensors.numpy import load_file; print({k: v.tolist() for k, v in load_file("s.safetensors").items()})')" "{'state.0': [5.0, 5.0, 5.0]}"
+  expect_eq "$("$PYTHON" -c 'from safetensors.numpy import load_file; print({k: v.tolist() for k, v in load_file("s.safetensors").items()})')" "{'c': [5.0, 5.0, 5.0]}"
 }
 
 @test "tg-run --load-state errors name the file and the state" {
@@ -255,7 +255,7 @@ COUNTER=$'c = Tensor.zeros(3).contiguous().realize()\nc += 1\noutput("loss", c.s
   run_split tg-run p.bin --save-state s.safetensors
   run_split tg-run two.bin --load-state s.safetensors
   [ "$status" -eq 1 ]
-  expect_eq "$err" "tg-run: --load-state s.safetensors: state 'state.0': expected shape (2,), got (3,)"
+  expect_eq "$err" "tg-run: --load-state s.safetensors: state 'c': expected shape (2,), got (3,)"
 }
 
 @test "tg-run refuses state files for a program without states" {

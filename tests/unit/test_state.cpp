@@ -29,7 +29,8 @@ std::vector<float> floats(const HostBuffer& b) {
 TEST(State, realize_adds_a_state_with_its_first_value) {
   Graph g = trace_script("w = Tensor.ones(3).contiguous().realize()\noutput('y', w * 2)", "t.tg");
   ASSERT_EQ(g.states.size(), 1u);
-  EXPECT_EQ(g.states[0].name, "state.0");
+  EXPECT_EQ(g.states[0].name, "w"); // the variable that holds it names it (issue 30)
+  EXPECT_EQ(g.nodes[g.states[0].node].name, "w");
   EXPECT_EQ(g.nodes[g.states[0].node].op, Op::EMPTY);
   EXPECT_TRUE(g.assigns.empty());
 }
@@ -115,16 +116,16 @@ TEST(State, a_program_run_carries_states_across_steps_and_skips_init_when_loaded
     EXPECT_EQ(floats(run.output("c")), (std::vector<float>{8, 8}));
     auto states = run.states();
     ASSERT_EQ(states.size(), 1u);
-    EXPECT_EQ(states[0].first, "state.0");
+    EXPECT_EQ(states[0].first, "c");
   }
   ProgramRun run(p, {});
   HostBuffer start{DType::Float32, {2}, std::vector<uint8_t>(8)};
   float init[2] = {100, 200};
   std::memcpy(start.data.data(), init, 8);
-  run.load_states({{"state.0", start}});
+  run.load_states({{"c", start}});
   run.step();
   EXPECT_EQ(floats(run.output("c")), (std::vector<float>{101, 201}));
-  EXPECT_EQ(message_of([&] { run.load_states({}); }), "missing state 'state.0'");
+  EXPECT_EQ(message_of([&] { run.load_states({}); }), "missing state 'c'");
 }
 
 TEST(State, the_default_generators_seed_becomes_a_state_once_the_program_has_one) {
@@ -166,4 +167,11 @@ TEST(State, a_tensor_reads_the_newest_version_after_a_write_through_a_view) {
                       "output('w', w)");
   // no copy: the output is the state buffer after the partial assign
   EXPECT_EQ(s.outputs[0].buffer, s.states[0].buffer);
+}
+
+TEST(State, a_state_nothing_at_module_level_holds_keeps_its_number) {
+  Graph g = trace_script(
+      "def f():\n  w = Tensor.ones(3).contiguous().realize()\n  return w * 2\noutput('y', f())", "t.tg");
+  ASSERT_EQ(g.states.size(), 1u);
+  EXPECT_EQ(g.states[0].name, "state.0");
 }
