@@ -5,6 +5,7 @@
 #include <functional>
 #include <iosfwd>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "script/ast.h"
@@ -118,8 +119,9 @@ void register_symbolic(Registry& r);  // symbolic_bindings.cpp: Variable
 void register_devices(Registry& r, ModuleObj& tinygrad, ModuleObj& device,
                       ModuleObj& helpers); // device_bindings.cpp
 // tinygrad's get_state_dict walk: every tensor under `obj` with its dotted path (state_bindings.cpp).
+// `seen` (optional): containers already walked, skipped when met again.
 void state_dict_of(const Value& obj, const std::string& prefix,
-                   std::vector<std::pair<std::string, Value>>& out);
+                   std::vector<std::pair<std::string, Value>>& out, std::set<const void*>* seen = nullptr);
 bool is_optimizer(const Value& v); // an nn.optim object (optim_bindings.cpp)
 // + - * // % on symbolic dimensions (and ints with them); nullopt when op or operands don't apply.
 std::optional<Value> symbol_op(PyOp op, const Value& a, const Value& b);

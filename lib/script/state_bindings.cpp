@@ -4,6 +4,7 @@
 // computed needs tg-run --out-dir (docs/architecture.md).
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include "dtype/dtype_bytes.h"
 #include "lazy/lazybuffer.h"
@@ -187,7 +188,9 @@ Value load_state_dict(Interp&, Args& a) {
 } // namespace
 
 void state_dict_of(const Value& obj, const std::string& prefix,
-                   std::vector<std::pair<std::string, Value>>& out) {
+                   std::vector<std::pair<std::string, Value>>& out, std::set<const void*>* seen) {
+  // a container that holds itself is walked once (automatic state names must not recurse forever)
+  if (seen && obj.obj && obj.kind != VKind::Tensor && !seen->insert(obj.obj.get()).second) return;
   auto put = [&](const std::string& k, Value v) {
     for (auto& [name, val] : out)
       if (name == k) {
@@ -206,15 +209,15 @@ void state_dict_of(const Value& obj, const std::string& prefix,
   case VKind::List:
   case VKind::Tuple:
     for (size_t i = 0; i < obj.items().size(); ++i)
-      state_dict_of(obj.items()[i], prefix + std::to_string(i) + ".", out);
+      state_dict_of(obj.items()[i], prefix + std::to_string(i) + ".", out, seen);
     return;
   case VKind::Dict:
-    for (auto& [k, v] : obj.as<DictObj>().items) state_dict_of(v, prefix + k + ".", out);
+    for (auto& [k, v] : obj.as<DictObj>().items) state_dict_of(v, prefix + k + ".", out, seen);
     return;
   case VKind::Module: {
     auto& m = obj.as<ModuleObj>();
     if (!m.instance) return;
-    for (Sym s : m.order) state_dict_of(m.attrs.at(s), prefix + sym_name(s) + ".", out);
+    for (Sym s : m.order) state_dict_of(m.attrs.at(s), prefix + sym_name(s) + ".", out, seen);
     return;
   }
   default:

@@ -37,14 +37,15 @@ std::vector<std::string> state_names_of(const Tensor& t) {
   return out;
 }
 
-bool holds_layers(const Value& v) {
+bool holds_layers(const Value& v, std::set<const void*>& seen) {
   switch (v.kind) {
   case VKind::Module:
     return v.as<ModuleObj>().instance;
   case VKind::List:
   case VKind::Tuple:
+    if (!seen.insert(v.obj.get()).second) return false; // a list that holds itself
     for (const Value& x : v.items())
-      if (holds_layers(x)) return true;
+      if (holds_layers(x, seen)) return true;
     return false;
   case VKind::Dict:
     return true;
@@ -74,14 +75,15 @@ automatic_state_names(const std::vector<std::pair<std::string, Value>>& globals)
   for (const auto& [name, v] : globals) {
     if (is_optimizer(v))
       optimizers.emplace_back(name, &v);
-    else if (holds_layers(v))
+    else if (std::set<const void*> seen; holds_layers(v, seen))
       models.emplace_back(name, &v);
   }
   // `borrowed`: an optimizer's params and buffers, which a model or a variable names better
   auto name_group = [&](const std::vector<std::pair<std::string, const Value*>>& group, bool borrowed) {
     for (const auto& [gname, v] : group) {
       std::vector<std::pair<std::string, Value>> dict;
-      state_dict_of(*v, "", dict);
+      std::set<const void*> seen;
+      state_dict_of(*v, "", dict, &seen);
       for (const auto& [path, t] : dict) {
         bool is_borrowed = path.rfind("params.", 0) == 0 || path.rfind("buffers.", 0) == 0;
         if (t.kind != VKind::Tensor || (is_optimizer(*v) && is_borrowed != borrowed)) continue;
