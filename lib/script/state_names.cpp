@@ -7,7 +7,7 @@
 //   3. a tensor in a variable: the variable's name;
 //   4. an optimizer's params and buffers that none of these named: "params.0", as tinygrad.
 // With two or more models (or optimizers) each name starts with its variable's ("l1.weight").
-// A name already taken leaves the state as it was.
+// A name already taken (by a state or an input) leaves the state as it was.
 #include <regex>
 #include <set>
 #include <unordered_map>
@@ -62,6 +62,8 @@ automatic_state_names(const std::vector<std::pair<std::string, Value>>& globals)
   std::set<std::string> taken;
   for (const GraphState& s : lazy_graph().states())
     if (!std::regex_match(s.name, auto_name())) taken.insert(s.name);
+  for (const LazyNode& n : lazy_graph().nodes()) // a state may not share an input's name
+    if (n.is_input()) taken.insert(n.name);
   auto give = [&](const Tensor& t, const std::string& name) {
     for (const std::string& old : state_names_of(t)) {
       std::smatch m;

@@ -7,6 +7,7 @@
 #include "codegen/codegen.h"
 #include "device/registry.h"
 #include "error_of.h"
+#include "io/artifact.h"
 #include "launch/runner.h"
 #include "rng_mode.h"
 #include "schedule/schedule.h"
@@ -174,4 +175,12 @@ TEST(State, a_state_nothing_at_module_level_holds_keeps_its_number) {
       "def f():\n  w = Tensor.ones(3).contiguous().realize()\n  return w * 2\noutput('y', f())", "t.tg");
   ASSERT_EQ(g.states.size(), 1u);
   EXPECT_EQ(g.states[0].name, "state.0");
+}
+
+// setitem on an input makes a state the variable holds; the input keeps the name
+TEST(State, an_automatic_name_never_takes_an_inputs) {
+  Graph g = trace_script("x = input('x', (2,))\nx[0] = 1.0\noutput('y', x * 2)", "t.tg");
+  ASSERT_EQ(g.states.size(), 1u);
+  EXPECT_NE(g.states[0].name, "x");
+  EXPECT_NO_THROW(validate_graph(g));
 }
