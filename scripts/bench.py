@@ -10,7 +10,9 @@ digits training example (examples/digits/train.tg: a 64-128-10 MLP, full-batch A
 time per training step in tg (tg-run --steps), tinygrad (TinyJit) and numpy (hand-written
 forward, backward and Adam); then the host launch cost per kernel (tiny kernels, CLANG and LLVM, 1
 and 2 threads), a kernel split over two threads and a small LSTM (--launch-only: just these); then
-ResNet-50 forward against ONNX Runtime (scripts/bench_resnet.py).
+the multi-device lines (scripts/bench_multi.py), the 1024 matmul's cache misses on two simulated
+cache hierarchies (scripts/bench_cache.py, valgrind) and ResNet-50 forward against ONNX Runtime
+(scripts/bench_resnet.py).
 Timing lives here, never in pass/fail tests.
 """
 import argparse, json, os, re, subprocess, sys, tempfile, time
@@ -371,8 +373,10 @@ def main():
   env = {k: v for k, v in os.environ.items() if k not in ("CLANG", "THREEFRY", "CACHELEVEL")}
   multi = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_multi.py"), "--bin", str(args.bin)],
                          env=env).returncode
+  cache = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_cache.py"), "--bin", str(args.bin)],
+                         env=env).returncode
   return subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_resnet.py"), "--bin", str(args.bin)],
-                        env=env).returncode or multi
+                        env=env).returncode or multi or cache
 
 
 if __name__ == "__main__":

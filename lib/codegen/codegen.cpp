@@ -1,5 +1,7 @@
 #include "codegen/codegen.h"
 
+#include <cstdlib>
+
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -7,6 +9,7 @@
 
 #include "codegen/ast_key.h"
 #include "codegen/linearizer.h"
+#include "codegen/pack_panels.h"
 #include "codegen/uops.h"
 #include "shape/symbolic.h"
 #include "util/error.h"
@@ -134,6 +137,15 @@ void optimize_kernel(Kernel& k, Optimizer optimizer) {
 
 namespace {
 
+// TG_PACK=0 turns panel packing off (to measure what it buys).
+bool packing_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("TG_PACK");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
+}
+
 // Every step of lower_kernel but the rendering.
 LoweredKernel lower_to_uops(const Kernel& k, const Renderer& renderer, bool keep_stages, LinearUOps& lu) {
   LoweredKernel out;
@@ -157,10 +169,13 @@ LoweredKernel lower_to_uops(const Kernel& k, const Renderer& renderer, bool keep
     out.global_size = {outer, 1, 1};
   }
   std::vector<const UOp*> uops = linearize_uops(rewritten, graph);
-  if (keep_stages) out.uops = uops_to_string(uops);
   int64_t run_count = 1; // work-items; a host kernel's loops are all in its UOps
   if (renderer.opts().has_local) run_count = prod(out.global_size) * prod(shape_from_ints(out.local_size));
   out.estimate = kernel_estimate(*k.ast.at(0), uops, run_count);
+  // (after the estimate: a packing copy is not the kernel's work)
+  if (renderer.opts().pack_panel_bytes && packing_enabled())
+    pack_panels(uops, graph, renderer.opts().pack_panel_bytes);
+  if (keep_stages) out.uops = uops_to_string(uops);
   for (const UOp* u : uops)
     if (u->op == UOps::DEFINE_VAR) out.vars.push_back(std::get<VarArg>(u->arg).name);
   lu.uops = std::move(uops);
@@ -207,8 +222,9 @@ std::string program_device(const std::string& device, const std::string& type) {
   size_t colon = device.find(':');
   std::string t = device.substr(0, colon), index = colon == std::string::npos ? "" : device.substr(colon);
   if (t != "CLANG" && t != type)
-    fail("RuntimeError", "the schedule places a buffer on " + printable(device) + ", but a program runs on one device type (" +
-                             type + "); programs that mix device types are not supported");
+    fail("RuntimeError", "the schedule places a buffer on " + printable(device) +
+                             ", but a program runs on one device type (" + type +
+                             "); programs that mix device types are not supported");
   // a script's Device.DEFAULT is CLANG: its CLANG:N are the program device's N
   std::string out = type + index;
   return out == type ? "" : out;

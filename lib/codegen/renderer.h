@@ -43,6 +43,10 @@ struct RendererOpts {
   // Host targets: a kernel whose outermost global loop is independent and has enough work is
   // rendered with that loop over [core_start, core_end) and launched split across threads.
   bool splits_outer_loop = false;
+  // Host targets with local arrays on the stack: a strided panel that a global loop reads again
+  // and again is copied into one first (codegen/pack_panels.h), up to this many bytes a kernel
+  // (0: never).
+  int64_t pack_panel_bytes = 0;
 };
 
 // The names of the two int parameters of a split kernel's outer loop.

@@ -35,4 +35,30 @@ int host_vector_floats() {
   return lanes;
 }
 
+// sysfs writes sizes as "2048K" or "1M".
+static int64_t parse_size(const std::string& text) {
+  char* end = nullptr;
+  int64_t n = std::strtoll(text.c_str(), &end, 10);
+  if (n <= 0) return 0;
+  if (*end == 'K') n <<= 10;
+  if (*end == 'M') n <<= 20;
+  return n;
+}
+
+int64_t host_l2_bytes() {
+  static const int64_t bytes = [] {
+    if (const char* env = std::getenv("TG_L2_BYTES"); env && *env) return parse_size(env);
+    for (int i = 0; i < 8; ++i) {
+      std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+      std::ifstream level(dir + "level"), size(dir + "size");
+      int l = 0;
+      std::string text;
+      if (!(level >> l)) break;
+      if (l == 2 && size >> text) return parse_size(text);
+    }
+    return int64_t(1) << 20;
+  }();
+  return bytes;
+}
+
 } // namespace tg

@@ -57,13 +57,12 @@ bool holds_layers(const Value& v, std::set<const void*>& seen) {
 } // namespace
 
 std::map<std::string, std::string>
-automatic_state_names(const std::vector<std::pair<std::string, Value>>& globals) {
+automatic_state_names(const std::vector<std::pair<std::string, Value>>& globals,
+                      const std::set<std::string>& inputs) {
   std::map<std::string, std::string> renamed;
-  std::set<std::string> taken;
+  std::set<std::string> taken = inputs; // a state may not share an input's name
   for (const GraphState& s : lazy_graph().states())
     if (!std::regex_match(s.name, auto_name())) taken.insert(s.name);
-  for (const LazyNode& n : lazy_graph().nodes()) // a state may not share an input's name
-    if (n.is_input()) taken.insert(n.name);
   auto give = [&](const Tensor& t, const std::string& name) {
     for (const std::string& old : state_names_of(t)) {
       std::smatch m;

@@ -1,5 +1,6 @@
 #include "device/clang/clang_renderer.h"
 
+#include <algorithm>
 #include <set>
 
 #include "runtime/host_cpu.h"
@@ -15,12 +16,16 @@ RendererOpts clang_opts() {
   o.splits_outer_loop = true;
   o.vector_lanes = host_vector_floats();
   o.vector_lane_ranges = true;
+  // half of L2 keeps a panel there while the rows of the other operand stream past it; at most
+  // 1 MiB, as the panels live on the stack of the thread that runs the kernel
+  o.pack_panel_bytes = std::min<int64_t>(host_l2_bytes() / 2, int64_t(1) << 20);
   return o;
 }
 
 CStyleRenderer::Language clang_language() {
   CStyleRenderer::Language l;
   l.buffer_suffix = " restrict";
+  l.smem_align = "__attribute__((aligned(64))) "; // packed panels (pack_panels.h): whole cache lines
   return l;
 }
 

@@ -1,0 +1,77 @@
+#!/usr/bin/env bats
+# Panel packing on CLANG (issue 28, lib/codegen/pack_panels.cpp): a strided operand that every
+# row tile reads again (a matmul's columns of b, down all of K) is copied into a contiguous
+# local array before the loop over row tiles. A copy changes no arithmetic: the results equal
+# the unpacked kernel's bit for bit. TG_PACK=0 turns it off; the budget is half of L2
+# (TG_L2_BYTES overrides what sysfs says).
+load helpers
+
+setup_file() {
+  cd "$BATS_FILE_TMPDIR" || return 1
+  cat >p.tg <<'TG'
+a = input("a", (256, 256))
+b = input("b", (256, 256))
+output("mm", a @ b)
+x = input("x", (4, 64, 256))
+y = input("y", (4, 256, 256))
+output("bmm", x @ y)
+z = input("z", (37, 300))
+w = input("w", (300, 1000))
+output("ragged", (z @ w).relu())
+c = input("c", (2, 16, 20, 20))
+k = input("k", (32, 16, 3, 3))
+output("conv", c.conv2d(k, padding=1))
+TG
+  "$PYTHON" - <<'EOF'
+import numpy as np
+rng = np.random.default_rng(3)
+shapes = {"a": (256, 256), "b": (256, 256), "x": (4, 64, 256), "y": (4, 256, 256), "z": (37, 300),
+          "w": (300, 1000), "c": (2, 16, 20, 20), "k": (32, 16, 3, 3)}
+for name, shape in shapes.items():
+  np.save(f"{name}.npy", rng.standard_normal(shape, dtype=np.float32))
+EOF
+  "$TG_BIN/tg-trace" p.tg | "$TG_BIN/tg-schedule" -o s.bin
+}
+
+setup() {
+  cd "$BATS_TEST_TMPDIR" || return 1
+  export TG_CACHE_DIR="$BATS_TEST_TMPDIR/cache"
+}
+
+inputs() { for n in a b x y z w c k; do printf -- '--in %s=%s/%s.npy ' "$n" "$BATS_FILE_TMPDIR" "$n"; done; }
+
+@test "a matmul's and a batched matmul's b panels are packed, and every output equals the unpacked kernels' bit for bit" {
+  for lanes in 8 16; do
+    TG_VECTOR_LANES=$lanes TG_L2_BYTES=1M tg-codegen --json "$BATS_FILE_TMPDIR/s.bin" -o p$lanes.json
+    TG_PACK=0 TG_VECTOR_LANES=$lanes tg-codegen --json "$BATS_FILE_TMPDIR/s.bin" -o u$lanes.json
+    # the 256x256 matmul and the batched one (a panel per batch) are packed; unpacked, nothing is
+    expect_eq "$(jq '[.kernels[] | select(.src | contains("float pack0["))] | length' p$lanes.json)" "2"
+    expect_eq "$(jq '[.kernels[] | select(.src | contains("pack0"))] | length' u$lanes.json)" "0"
+    tg-run p$lanes.json $(inputs) --out-dir p$lanes >/dev/null
+    tg-run u$lanes.json $(inputs) --out-dir u$lanes >/dev/null
+    for o in mm bmm ragged conv; do
+      cmp p$lanes/$o.npy u$lanes/$o.npy || { echo "lanes=$lanes: $o differs"; return 1; }
+    done
+  done
+  "$PYTHON" -c 'import numpy as np
+d = "'"$BATS_FILE_TMPDIR"'"
+a, b = np.load(f"{d}/a.npy"), np.load(f"{d}/b.npy")
+np.testing.assert_allclose(np.load("p16/mm.npy"), a @ b, rtol=1e-4, atol=1e-4)'
+}
+
+@test "a panel larger than half of L2 is not packed" {
+  # the 256-deep panel of 2 x 16 floats is 32 KB: a 32 KB L2 leaves 16 KB for panels
+  TG_VECTOR_LANES=16 TG_L2_BYTES=32K tg-codegen --json "$BATS_FILE_TMPDIR/s.bin" -o small.json
+  expect_eq "$(jq '[.kernels[] | select(.src | contains("pack0"))] | length' small.json)" "0"
+  TG_VECTOR_LANES=16 TG_L2_BYTES=64K tg-codegen --json "$BATS_FILE_TMPDIR/s.bin" -o big.json
+  expect_eq "$(jq '[.kernels[] | select(.src | contains("pack0"))] | length' big.json)" "2"
+}
+
+@test "--print-after rewrite shows the local array, its copy loop and its loads" {
+  printf '%s\n' 'a = input("a", (256, 256))' 'b = input("b", (256, 256))' 'output("c", a @ b)' >mm.tg
+  tg-trace mm.tg | tg-schedule | TG_VECTOR_LANES=16 TG_L2_BYTES=1M tg-codegen --print-after rewrite -o /dev/null 2>uops.txt
+  grep -q 'DEFINE_LOCAL.*pack0' uops.txt
+  # the register tile's two vectors of b come from the local array, in the reduce loop
+  local_id=$(awk '/DEFINE_LOCAL.*pack0/ {print $1}' uops.txt)
+  expect_eq "$(grep -c "UOps.LOAD .*vec(16) \[$local_id, " uops.txt)" "2"
+}
