@@ -47,6 +47,9 @@ struct RendererOpts {
   // and again is copied into one first (codegen/pack_panels.h), up to this many bytes a kernel
   // (0: never).
   int64_t pack_panel_bytes = 0;
+  // The renderer computes RECIP and EXP2 on whole vectors (CLANG: a division and
+  // tg_vexp2_floatxN, exp2f's exact bits); elsewhere they go lane by lane.
+  bool vector_math = false;
 };
 
 // The names of the two int parameters of a split kernel's outer loop.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "device/clang/vector_math.h"
 #include "runtime/host_cpu.h"
 #include "util/error.h"
 
@@ -16,6 +17,7 @@ RendererOpts clang_opts() {
   o.splits_outer_loop = true;
   o.vector_lanes = host_vector_floats();
   o.vector_lane_ranges = true;
+  o.vector_math = true;
   // half of L2 keeps a panel there while the rows of the other operand stream past it; at most
   // 1 MiB, as the panels live on the stack of the thread that runs the kernel
   o.pack_panel_bytes = std::min<int64_t>(host_l2_bytes() / 2, int64_t(1) << 20);
@@ -135,6 +137,8 @@ std::string ClangRenderer::render_splat(DType dtype, int lanes, const std::strin
 std::string ClangRenderer::code_for_vector_op(Op op, const std::vector<std::string>& a, DType dtype,
                                               int lanes) const {
   if (op == Op::MAX) return "tg_vmax_" + render_vector_dtype(dtype, lanes) + "(" + a[0] + ", " + a[1] + ")";
+  if (op == Op::EXP2) return "tg_vexp2_" + render_vector_dtype(dtype, lanes) + "(" + a[0] + ")";
+  if (op == Op::RECIP) return "(1.0f/" + a[0] + ")"; // an IEEE division per lane: scalar 1/x's bits
   return CStyleRenderer::code_for_op(op, a, dtype);
 }
 
@@ -180,6 +184,10 @@ std::string ClangRenderer::vector_prefix(const std::vector<const UOp*>& uops) co
   for (auto [dt, lanes] : vectors)
     out += vector_helpers(render_dtype(dt), render_vector_dtype(dt, lanes), "intx" + std::to_string(lanes),
                           lanes);
+  std::set<int> exp2_lanes;
+  for (const UOp* u : uops)
+    if (u->op == UOps::ALU && u->vcount > 1 && u->alu() == Op::EXP2) exp2_lanes.insert(u->vcount);
+  for (int lanes : exp2_lanes) out += vector_exp2_helper(lanes);
   return out;
 }
 
