@@ -39,10 +39,14 @@ static std::string march_flag() {
   return std::string("-march=") + (env && *env ? env : "native");
 }
 
+// -fno-math-errno: sqrt becomes the instruction, which clang then puts on whole vectors (a
+// kernel's lanes), with the same IEEE result; errno is no kernel's business.
 std::vector<std::string> ClangCompiler::argv(const std::string& src_path, const std::string& out_path) const {
-  return {executable_, "-include",     "tgmath.h", "-shared", march_flag(), "-O2",   "-fno-unroll-loops",
-          "-mllvm",    "-disable-lsr", "-Wall",    "-x",      "c",          "-fPIC", src_path,
-          "-o",        out_path};
+  return {executable_,  "-include",     "tgmath.h",        "-shared",
+          march_flag(), "-O2",          "-fno-math-errno", "-fno-unroll-loops",
+          "-mllvm",     "-disable-lsr", "-Wall",           "-x",
+          "c",          "-fPIC",        src_path,          "-o",
+          out_path};
 }
 
 std::string ClangCompiler::identity() const {
