@@ -891,16 +891,16 @@ private:
     if (barrier) src.push_back(barrier);
     return g_.make(UOps::LOAD, dt, src, std::move(arg));
   }
-  // Arithmetic C's vector extensions do lane-wise with a scalar broadcast, and RECIP and EXP2
+  // Arithmetic C's vector extensions do lane-wise with a scalar broadcast, and RECIP, EXP2, LOG2
   // where the renderer has them (RendererOpts::vector_math); the rest goes lane by lane (the
   // optimizer gives lanes only to float32 kernels, so results are float vectors).
   const UOp* lane_alu(Op op, std::vector<const UOp*> src) {
     int n = 1;
     for (const UOp* s : src) n = std::max(n, s->vcount);
     if (n == 1) return g_.alu(op, std::move(src));
-    bool whole =
-        op == Op::ADD || op == Op::MUL || op == Op::NEG || op == Op::MAX ||
-        (k_.opts.vector_math && (op == Op::RECIP || op == Op::EXP2) && src[0]->dtype == DType::Float32);
+    bool whole = op == Op::ADD || op == Op::MUL || op == Op::NEG || op == Op::MAX ||
+                 (k_.opts.vector_math && (op == Op::RECIP || op == Op::EXP2 || op == Op::LOG2) &&
+                  src[0]->dtype == DType::Float32);
     if (whole) {
       // (+ and * take a scalar operand as it is; MAX, a function, needs both as vectors)
       if (op == Op::MAX)

@@ -47,8 +47,8 @@ struct RendererOpts {
   // and again is copied into one first (codegen/pack_panels.h), up to this many bytes a kernel
   // (0: never).
   int64_t pack_panel_bytes = 0;
-  // The renderer computes RECIP and EXP2 on whole vectors (CLANG: a division and
-  // tg_vexp2_floatxN, exp2f's exact bits); elsewhere they go lane by lane.
+  // The renderer computes RECIP, EXP2 and LOG2 on whole vectors (CLANG: a division and
+  // tg_vexp2/tg_vlog2_floatxN, exp2f's and log2f's exact bits); elsewhere they go lane by lane.
   bool vector_math = false;
 };
 

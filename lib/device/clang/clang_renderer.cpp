@@ -138,6 +138,7 @@ std::string ClangRenderer::code_for_vector_op(Op op, const std::vector<std::stri
                                               int lanes) const {
   if (op == Op::MAX) return "tg_vmax_" + render_vector_dtype(dtype, lanes) + "(" + a[0] + ", " + a[1] + ")";
   if (op == Op::EXP2) return "tg_vexp2_" + render_vector_dtype(dtype, lanes) + "(" + a[0] + ")";
+  if (op == Op::LOG2) return "tg_vlog2_" + render_vector_dtype(dtype, lanes) + "(" + a[0] + ")";
   if (op == Op::RECIP) return "(1.0f/" + a[0] + ")"; // an IEEE division per lane: scalar 1/x's bits
   return CStyleRenderer::code_for_op(op, a, dtype);
 }
@@ -184,10 +185,11 @@ std::string ClangRenderer::vector_prefix(const std::vector<const UOp*>& uops) co
   for (auto [dt, lanes] : vectors)
     out += vector_helpers(render_dtype(dt), render_vector_dtype(dt, lanes), "intx" + std::to_string(lanes),
                           lanes);
-  std::set<int> exp2_lanes;
+  std::set<std::pair<Op, int>> math;
   for (const UOp* u : uops)
-    if (u->op == UOps::ALU && u->vcount > 1 && u->alu() == Op::EXP2) exp2_lanes.insert(u->vcount);
-  for (int lanes : exp2_lanes) out += vector_exp2_helper(lanes);
+    if (u->op == UOps::ALU && u->vcount > 1 && (u->alu() == Op::EXP2 || u->alu() == Op::LOG2))
+      math.insert({u->alu(), u->vcount});
+  for (auto [op, lanes] : math) out += op == Op::EXP2 ? vector_exp2_helper(lanes) : vector_log2_helper(lanes);
   return out;
 }
 

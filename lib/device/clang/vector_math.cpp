@@ -24,29 +24,90 @@ constexpr const char* kTable =
     "0x3feee89f995ad3adull,0x3feeff76f2fb5e47ull,0x3fef199bdd85529cull,0x3fef3720dcef9069ull,\n"
     "0x3fef5818dcfba487ull,0x3fef7c97337b9b5full,0x3fefa4afa2a490daull,0x3fefd0765b6e4540ull};\n";
 
+// glibc's __log2f_data (e_log2f_data.c): for 16 subintervals of [0x1.66p-1, 0x1.66p+0), 1/c and
+// log2(c) for c near the centre, and the polynomial for log2(1+r)
+constexpr const char* kLog2Table =
+    "static const double tg_log2f_invc[16] = {\n"
+    "    0x1.661ec79f8f3bep+0, 0x1.571ed4aaf883dp+0, 0x1.49539f0f010b0p+0, 0x1.3c995b0b80385p+0,\n"
+    "    0x1.30d190c8864a5p+0, 0x1.25e227b0b8ea0p+0, 0x1.1bb4a4a1a343fp+0, 0x1.12358f08ae5bap+0,\n"
+    "    0x1.0953f419900a7p+0, 0x1.0000000000000p+0, 0x1.e608cfd9a47acp-1, 0x1.ca4b31f026aa0p-1,\n"
+    "    0x1.b2036576afce6p-1, 0x1.9c2d163a1aa2dp-1, 0x1.886e6037841edp-1, 0x1.767dcf5534862p-1};\n"
+    "static const double tg_log2f_logc[16] = {\n"
+    "    -0x1.efec65b963019p-2, -0x1.b0b6832d4fca4p-2, -0x1.7418b0a1fb77bp-2, -0x1.39de91a6dcf7bp-2,\n"
+    "    -0x1.01d9bf3f2b631p-2, -0x1.97c1d1b3b7af0p-3, -0x1.2f9e393af3c9fp-3, -0x1.960cbbf788d5cp-4,\n"
+    "    -0x1.a6f9db6475fcep-5, 0x0.0p+0, 0x1.338ca9f24f53dp-4, 0x1.476a9543891bap-3,\n"
+    "    0x1.e840b4ac4e4d2p-3, 0x1.40645f0c6651cp-2, 0x1.88e9c2c1b9ff8p-2, 0x1.ce0a44eb17bccp-2};\n";
+
+// The vector types both helpers use, beside floatxN and intxN (the renderer's own).
+std::string math_types(int lanes) {
+  std::string n = std::to_string(lanes);
+  return "#ifndef TG_VMATH_TYPES_" + n + "\n#define TG_VMATH_TYPES_" + n + "\n" +
+         "typedef unsigned int tg_uintx" + n + " __attribute__((vector_size(" + n + " * 4)));\n" +
+         "typedef double tg_doublex" + n + " __attribute__((vector_size(" + n + " * 8)));\n" +
+         "typedef unsigned long long tg_ulongx" + n + " __attribute__((vector_size(" + n + " * 8)));\n" +
+         "#endif\n";
+}
+
+// a[0] | a[1] | ... and {t[a[0] & m], t[a[1] & m], ...} written out lane by lane: kernels compile
+// with -fno-unroll-loops, and a loop here would run as one (4x slower than exp2f itself)
+std::string any_lane(const std::string& a, int lanes) {
+  std::string out;
+  for (int i = 0; i < lanes; ++i) out += (i ? " | " : "") + a + "[" + std::to_string(i) + "]";
+  return out;
+}
+std::string gather(const std::string& table, const std::string& index, int lanes) {
+  std::string out;
+  for (int i = 0; i < lanes; ++i)
+    out += (i ? ", " : "") + table + "[" + index + "[" + std::to_string(i) + "]]";
+  return out;
+}
+
 } // namespace
+
+std::string vector_log2_helper(int lanes) {
+  std::string n = std::to_string(lanes);
+  std::string f = "floatx" + n, mask = "intx" + n, u = "tg_uintx" + n, d = "tg_doublex" + n;
+  std::string out = "#ifndef TG_LOG2F_TAB\n#define TG_LOG2F_TAB\n" + std::string(kLog2Table) + "#endif\n";
+  out += math_types(lanes);
+  out += "#ifndef TG_VLOG2_" + f + "\n#define TG_VLOG2_" + f + "\n";
+  out += "static inline " + f + " tg_vlog2_" + f + "(" + f + " x) {\n";
+  out += "  " + u + " ix = (" + u + ")x;\n";
+  out += "  " + mask + " odd = (ix - 0x00800000u) >= 0x7f000000u; /* subnormal, 0, negative, inf, nan */\n";
+  out += "  if (" + any_lane("odd", lanes) + ") {\n";
+  out += "    " + f + " v;\n";
+  out += "    for (int i = 0; i < " + n + "; i++) v[i] = log2f(x[i]);\n";
+  out += "    return v;\n";
+  out += "  }\n";
+  out += "  " + u + " tmp = ix - 0x3f330000u;\n";
+  out += "  " + u + " i = (tmp >> 19) & 15u;\n";
+  out += "  " + u + " iz = ix - (tmp & 0xff800000u);\n";
+  out += "  " + mask + " k = (" + mask + ")tmp >> 23;\n";
+  out += "  " + d + " invc = (" + d + "){" + gather("tg_log2f_invc", "i", lanes) + "};\n";
+  out += "  " + d + " logc = (" + d + "){" + gather("tg_log2f_logc", "i", lanes) + "};\n";
+  out += "  " + d + " z = __builtin_convertvector((" + f + ")iz, " + d + ");\n";
+  out += "  " + d + " r = z * invc - 1;\n";
+  out += "  " + d + " y0 = logc + __builtin_convertvector(k, " + d + ");\n";
+  out += "  " + d + " r2 = r * r;\n";
+  out += "  " + d + " y = 0x1.ecabf496832e0p-2 * r + -0x1.715479ffae3dep-1;\n";
+  out += "  y = -0x1.712b6f70a7e4dp-2 * r2 + y;\n";
+  out += "  " + d + " p = 0x1.715475f35c8b8p+0 * r + y0;\n";
+  out += "  y = y * r2 + p;\n";
+  out += "  return __builtin_convertvector(y, " + f + ");\n";
+  out += "}\n#endif\n";
+  return out;
+}
 
 std::string vector_exp2_helper(int lanes) {
   std::string n = std::to_string(lanes);
   std::string f = "floatx" + n, mask = "intx" + n, u = "tg_uintx" + n, d = "tg_doublex" + n,
               q = "tg_ulongx" + n;
   std::string out = "#ifndef TG_EXP2F_TAB\n#define TG_EXP2F_TAB\n" + std::string(kTable) + "#endif\n";
+  out += math_types(lanes);
   out += "#ifndef TG_VEXP2_" + f + "\n#define TG_VEXP2_" + f + "\n";
-  out += "typedef unsigned int " + u + " __attribute__((vector_size(" + n + " * 4)));\n";
-  out += "typedef double " + d + " __attribute__((vector_size(" + n + " * 8)));\n";
-  out += "typedef unsigned long long " + q + " __attribute__((vector_size(" + n + " * 8)));\n";
   out += "static inline " + f + " tg_vexp2_" + f + "(" + f + " x) {\n";
   out += "  " + u + " top = ((" + u + ")x >> 20) & 0x7ffu;\n";
-  // written out lane by lane: kernels compile with -fno-unroll-loops, and a loop here would
-  // run as one (4x slower than exp2f itself)
-  std::string any, gather;
-  for (int i = 0; i < lanes; ++i) {
-    std::string l = std::to_string(i);
-    any += (i ? " | " : "") + std::string("big[") + l + "]";
-    gather += (i ? ", " : "") + std::string("tg_exp2f_tab[ki[") + l + "] & 31]";
-  }
   out += "  " + mask + " big = top >= 0x430u; /* |x| >= 128, inf, nan */\n";
-  out += "  if (" + any + ") {\n";
+  out += "  if (" + any_lane("big", lanes) + ") {\n";
   out += "    " + f + " v;\n";
   out += "    for (int i = 0; i < " + n + "; i++) v[i] = exp2f(x[i]);\n";
   out += "    return v;\n";
@@ -56,7 +117,8 @@ std::string vector_exp2_helper(int lanes) {
   out += "  " + q + " ki = (" + q + ")kd;\n";
   out += "  kd -= 0x1.8p+47;\n";
   out += "  " + d + " r = xd - kd;\n";
-  out += "  " + q + " t = (" + q + "){" + gather + "};\n";
+  out += "  " + q + " j = ki & 31;\n";
+  out += "  " + q + " t = (" + q + "){" + gather("tg_exp2f_tab", "j", lanes) + "};\n";
   out += "  t += ki << 47;\n";
   out += "  " + d + " s = (" + d + ")t;\n";
   out += "  " + d + " z = 0x1.c6af84b912394p-5 * r + 0x1.ebfce50fac4f3p-3;\n";
