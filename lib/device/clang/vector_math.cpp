@@ -8,6 +8,8 @@
 // the same products as gcc did.
 #include "device/clang/vector_math.h"
 
+#include <cctype>
+
 namespace tg {
 
 namespace {
@@ -62,6 +64,17 @@ std::string gather(const std::string& table, const std::string& index, int lanes
   return out;
 }
 
+// The start of tg_v<name>_floatxN: its guard and signature, and the lanes `odd` (an intxN
+// expression of the float bits ix) marks sent to libm's `libm` whole, as the scalar kernel would.
+std::string opening(const std::string& name, const std::string& libm, const std::string& odd, int lanes) {
+  std::string n = std::to_string(lanes), f = "floatx" + n, guard = "TG_V" + name + "_" + f;
+  for (char& c : guard) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return "#ifndef " + guard + "\n#define " + guard + "\nstatic inline " + f + " tg_v" + name + "_" + f + "(" +
+         f + " x) {\n  tg_uintx" + n + " ix = (tg_uintx" + n + ")x;\n  intx" + n + " odd = " + odd +
+         ";\n  if (" + any_lane("odd", lanes) + ") {\n    " + f + " v;\n    for (int i = 0; i < " + n +
+         "; i++) v[i] = " + libm + "(x[i]);\n    return v;\n  }\n";
+}
+
 } // namespace
 
 std::string vector_log2_helper(int lanes) {
@@ -69,15 +82,8 @@ std::string vector_log2_helper(int lanes) {
   std::string f = "floatx" + n, mask = "intx" + n, u = "tg_uintx" + n, d = "tg_doublex" + n;
   std::string out = "#ifndef TG_LOG2F_TAB\n#define TG_LOG2F_TAB\n" + std::string(kLog2Table) + "#endif\n";
   out += math_types(lanes);
-  out += "#ifndef TG_VLOG2_" + f + "\n#define TG_VLOG2_" + f + "\n";
-  out += "static inline " + f + " tg_vlog2_" + f + "(" + f + " x) {\n";
-  out += "  " + u + " ix = (" + u + ")x;\n";
-  out += "  " + mask + " odd = (ix - 0x00800000u) >= 0x7f000000u; /* subnormal, 0, negative, inf, nan */\n";
-  out += "  if (" + any_lane("odd", lanes) + ") {\n";
-  out += "    " + f + " v;\n";
-  out += "    for (int i = 0; i < " + n + "; i++) v[i] = log2f(x[i]);\n";
-  out += "    return v;\n";
-  out += "  }\n";
+  // subnormal, 0, negative, inf, nan
+  out += opening("log2", "log2f", "(ix - 0x00800000u) >= 0x7f000000u", lanes);
   out += "  " + u + " tmp = ix - 0x3f330000u;\n";
   out += "  " + u + " i = (tmp >> 19) & 15u;\n";
   out += "  " + u + " iz = ix - (tmp & 0xff800000u);\n";
@@ -99,19 +105,10 @@ std::string vector_log2_helper(int lanes) {
 
 std::string vector_exp2_helper(int lanes) {
   std::string n = std::to_string(lanes);
-  std::string f = "floatx" + n, mask = "intx" + n, u = "tg_uintx" + n, d = "tg_doublex" + n,
-              q = "tg_ulongx" + n;
+  std::string f = "floatx" + n, d = "tg_doublex" + n, q = "tg_ulongx" + n;
   std::string out = "#ifndef TG_EXP2F_TAB\n#define TG_EXP2F_TAB\n" + std::string(kTable) + "#endif\n";
   out += math_types(lanes);
-  out += "#ifndef TG_VEXP2_" + f + "\n#define TG_VEXP2_" + f + "\n";
-  out += "static inline " + f + " tg_vexp2_" + f + "(" + f + " x) {\n";
-  out += "  " + u + " top = ((" + u + ")x >> 20) & 0x7ffu;\n";
-  out += "  " + mask + " big = top >= 0x430u; /* |x| >= 128, inf, nan */\n";
-  out += "  if (" + any_lane("big", lanes) + ") {\n";
-  out += "    " + f + " v;\n";
-  out += "    for (int i = 0; i < " + n + "; i++) v[i] = exp2f(x[i]);\n";
-  out += "    return v;\n";
-  out += "  }\n";
+  out += opening("exp2", "exp2f", "((ix >> 20) & 0x7ffu) >= 0x430u", lanes); // |x| >= 128, inf, nan
   out += "  " + d + " xd = __builtin_convertvector(x, " + d + ");\n";
   out += "  " + d + " kd = xd + 0x1.8p+47;\n";
   out += "  " + q + " ki = (" + q + ")kd;\n";
