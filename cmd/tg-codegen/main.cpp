@@ -35,6 +35,13 @@ int main(int argc, char** argv) {
                  "per round (tinygrad's BEAM=N); results are cached")
       ->option_text("N")
       ->check(CLI::Range(1, 64));
+  double beam_budget = -1;
+  app.add_option(
+         "--beam-budget", beam_budget,
+         "with --beam: stop searching after SECONDS in all; kernels not reached keep tg's optimizer's "
+         "opts (or a cached search's)")
+      ->option_text("SECONDS")
+      ->check(CLI::NonNegativeNumber);
   std::string emit = "program", lib_name;
   app.add_option("--emit", emit,
                  "what to write: program (the artifact) or c (a C library: -o DIR gets NAME.h, NAME.c)")
@@ -62,14 +69,22 @@ int main(int argc, char** argv) {
     if (beam > 0) {
       if (noopt || optimizer == "tinygrad")
         tg::fail("ValueError", "--beam searches opts itself: drop --noopt and --opt");
+    } else if (beam_budget >= 0) {
+      tg::fail("ValueError", "--beam-budget limits --beam: give --beam N too");
+    }
+    if (beam > 0) {
       // Progress as "kernel i/N", i the kernel's number in the program (as --time and
       // --print-after number them), and an estimate of the time left from the searches so far.
       size_t total = schedule.kernels.size();
       auto started = std::chrono::steady_clock::now();
-      options.optimize = [&, total, started, done = 0, searched = 0](tg::Kernel& k,
-                                                                     const tg::ScheduleKernel& sk) mutable {
+      tg::BeamDeadline deadline =
+          beam_budget < 0 ? tg::BeamDeadline::max()
+                          : started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                          std::chrono::duration<double>(beam_budget));
+      options.optimize = [&, total, started, deadline, done = 0,
+                          searched = 0](tg::Kernel& k, const tg::ScheduleKernel& sk) mutable {
         auto t0 = std::chrono::steady_clock::now();
-        tg::BeamResult r = tg::beam_search(sk, schedule, tg::device(device), beam);
+        tg::BeamResult r = tg::beam_search(sk, schedule, tg::device(device), beam, deadline);
         tg::apply_beam(k, r);
         auto t1 = std::chrono::steady_clock::now();
         double s = std::chrono::duration<double>(t1 - t0).count();
@@ -83,7 +98,11 @@ int main(int argc, char** argv) {
                 ? ", about " + std::to_string(int(elapsed / double(done) * double(total - number) + 0.5)) +
                       " s left"
                 : "";
-        if (r.cached)
+        if (r.cut && r.candidates == 0)
+          std::fprintf(stderr,
+                       "tg-codegen: beam %d: kernel %zu/%zu %s: --beam-budget spent: tg's optimizer's opts\n",
+                       beam, number, total, k.name().c_str());
+        else if (r.cached)
           std::fprintf(stderr, "tg-codegen: beam %d: kernel %zu/%zu %s: cached%s\n", beam, number, total,
                        k.name().c_str(), left.c_str());
         else
@@ -92,7 +111,12 @@ int main(int argc, char** argv) {
               "tg-codegen: beam %d: kernel %zu/%zu %s: %.3f ms (tg's optimizer: %.3f ms), %d candidates "
               "in %d rounds, %.1f s%s%s\n",
               beam, number, total, k.name().c_str(), r.seconds * 1e3, r.tg_seconds * 1e3, r.candidates,
-              r.rounds, s, r.rejected ? " (the fastest computed other outputs: tg's kept)" : "",
+              r.rounds, s,
+              r.rejected ? " (the fastest computed other outputs: tg's kept)"
+              : r.unconfirmed
+                  ? " (the fastest was not 5% faster than tg's when timed again in turns: tg's kept)"
+              : r.cut ? " (--beam-budget spent: the best so far)"
+                      : "",
               left.c_str());
       };
     }

@@ -7,6 +7,7 @@
 // content (the compiler and target, the width, the kernel's AST): the second search of a kernel on a machine
 // is a file read.
 #pragma once
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -24,10 +25,18 @@ struct BeamResult {
   int rounds = 0, candidates = 0;
   bool cached = false;
   bool rejected = false; // the fastest candidate's outputs differed from tg's kernel: tg's kept
+  // The fastest was not kMargin faster than tg's kernel when the two were timed again, in
+  // turns (the search's own timings favour whichever ran last in a warm cache): tg's kept.
+  bool unconfirmed = false;
+  bool cut = false; // the deadline ended the search: the best so far, not cached
 };
 
-// Searches opts for `sk` (a kernel of `s`) on `device` with beam width `width` >= 1.
-BeamResult beam_search(const ScheduleKernel& sk, const Schedule& s, Device& device, int width);
+using BeamDeadline = std::chrono::steady_clock::time_point;
+
+// Searches opts for `sk` (a kernel of `s`) on `device` with beam width `width` >= 1, starting no
+// round after `deadline` (tg-codegen --beam-budget).
+BeamResult beam_search(const ScheduleKernel& sk, const Schedule& s, Device& device, int width,
+                       BeamDeadline deadline = BeamDeadline::max());
 // Applies a search's result to a fresh Kernel of the same AST.
 void apply_beam(Kernel& k, const BeamResult& r);
 

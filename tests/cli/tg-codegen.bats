@@ -189,6 +189,31 @@ np.testing.assert_allclose(c, np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)"
   expect_contains "$err" "--beam searches opts itself"
 }
 
+@test "tg-codegen --beam-budget 0 searches nothing: every kernel keeps tg's optimizer's opts, and nothing is cached" {
+  schedule $'a = input("a", (64, 96))\nb = input("b", (96, 48))\noutput("c", (a @ b).relu())\noutput("e", a.exp())'
+  run_split tg-codegen --beam 2 --beam-budget 0 s.bin -o budget.prog
+  [ "$status" -eq 0 ]
+  expect_eq "$(grep -c -- "--beam-budget spent: tg's optimizer's opts" <<<"$err")" "2"
+  tg-codegen s.bin -o tg.prog
+  cmp budget.prog tg.prog
+  # a cut search is not cached: the next one with time searches
+  run_split tg-codegen --beam 2 s.bin -o /dev/null
+  [ "$status" -eq 0 ]
+  expect_contains "$err" "candidates in"
+}
+
+@test "tg-codegen --beam-budget needs --beam and a number of seconds" {
+  schedule "$MATMUL"
+  run_split tg-codegen --beam-budget 5 s.bin
+  [ "$status" -ne 0 ]
+  expect_one_line_error tg-codegen "$err"
+  expect_contains "$err" "give --beam N too"
+  run_split tg-codegen --beam 2 --beam-budget -1 s.bin
+  [ "$status" -eq 2 ]
+  run_split tg-codegen --beam 2 --beam-budget soon s.bin
+  [ "$status" -eq 2 ]
+}
+
 @test "tg-codegen's program does not depend on TG_THREADS (kernels lowered in parallel)" {
   schedule 'x = input("x", (8, 3, 16, 16))
 c1 = nn.Conv2d(3, 8, 3, padding=1)
