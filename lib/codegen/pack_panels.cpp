@@ -43,12 +43,13 @@ std::optional<Affine> affine(const UOp* u) {
   if (u->is_alu(Op::ADD)) {
     auto a = affine(u->src[0]), b = affine(u->src[1]);
     if (!a || !b) return std::nullopt;
-    for (auto& [l, k] : b->terms) {
-      auto it = std::find_if(a->terms.begin(), a->terms.end(), [&](auto& t) { return t.first == l; });
+    for (const auto& term : b->terms) {
+      const UOp* leaf = term.first; // (a structured binding: clang 14 cannot capture one)
+      auto it = std::find_if(a->terms.begin(), a->terms.end(), [&](auto& t) { return t.first == leaf; });
       if (it != a->terms.end())
-        it->second += k;
+        it->second += term.second;
       else
-        a->terms.emplace_back(l, k);
+        a->terms.push_back(term);
     }
     a->c += b->c;
     std::erase_if(a->terms, [](auto& t) { return t.second == 0; });
