@@ -4,12 +4,19 @@
 # single-process run bit for bit; a failing rank; --place.
 load helpers
 
+# Not under make asan (ASAN_OPTIONS set): Open MPI 4.1 unloads its components at MPI_Finalize
+# with what they allocated still held (leaks in code of no module, which no suppression can
+# name), and a thread of its exits with an alternate signal stack ASan did not map and cannot
+# unmap. `make test` runs these tests on the normal build.
+asan_skip() { [[ -z ${ASAN_OPTIONS:-} ]] || skip "Open MPI 4.1 does not run under ASan (see mpi.bats)"; }
+
 setup_file() {
   command -v mpirun >/dev/null || skip "Open MPI is not installed (scripts/setup.sh installs it)"
 }
 
 setup() {
   command -v mpirun >/dev/null || skip "Open MPI is not installed"
+  asan_skip
   cd "$BATS_TEST_TMPDIR" || return 1
   export TG_CACHE_DIR="$BATS_TEST_TMPDIR/cache"
   # root in a container: Open MPI refuses it unless told
