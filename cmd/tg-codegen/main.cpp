@@ -66,13 +66,11 @@ int main(int argc, char** argv) {
     options.optimizer = noopt                     ? tg::Optimizer::None
                         : optimizer == "tinygrad" ? tg::Optimizer::Tinygrad
                                                   : tg::Optimizer::Tg;
+    if (beam_budget >= 0 && beam == 0)
+      tg::fail("ValueError", "--beam-budget limits --beam: give --beam N too");
     if (beam > 0) {
       if (noopt || optimizer == "tinygrad")
         tg::fail("ValueError", "--beam searches opts itself: drop --noopt and --opt");
-    } else if (beam_budget >= 0) {
-      tg::fail("ValueError", "--beam-budget limits --beam: give --beam N too");
-    }
-    if (beam > 0) {
       // Progress as "kernel i/N", i the kernel's number in the program (as --time and
       // --print-after number them), and an estimate of the time left from the searches so far.
       size_t total = schedule.kernels.size();

@@ -1,7 +1,6 @@
 #include "codegen/codegen.h"
 
 #include <cstdlib>
-
 #include <map>
 #include <memory>
 #include <unordered_map>

@@ -83,7 +83,8 @@ struct Panel {
   int64_t stride;
   std::vector<size_t> loads; // positions in the list
   int64_t lo = 0, hi = 0;
-  int lanes = 1; // the widest load, the copy's vector width
+  int lanes = 1;                                  // the widest load, the copy's vector width
+  std::vector<std::pair<int64_t, int64_t>> spans; // each load's [c, c + lanes)
 };
 
 class Packer {
@@ -133,18 +134,17 @@ public:
       };
       auto it = std::find_if(panels.begin(), panels.end(), same);
       if (it == panels.end()) {
-        panels.push_back(Panel{u->src[0], r, g, base, stride, {}, c, c + lanes, lanes});
+        panels.push_back(Panel{u->src[0], r, g, base, stride, {}, c, c + lanes, lanes, {}});
         it = panels.end() - 1;
       }
       it->loads.push_back(i);
       it->lo = std::min(it->lo, c), it->hi = std::max(it->hi, c + lanes);
       it->lanes = std::max(it->lanes, lanes);
-      spans_[&*it - &panels[0]].emplace_back(c, c + lanes);
+      it->spans.emplace_back(c, c + lanes);
     }
     std::vector<Panel> worth;
-    for (size_t p = 0; p < panels.size(); ++p)
-      if (covered(spans_[p], panels[p].lo, panels[p].hi) && worth_packing(panels[p]))
-        worth.push_back(panels[p]);
+    for (Panel& p : panels)
+      if (covered(p.spans, p.lo, p.hi) && worth_packing(p)) worth.push_back(std::move(p));
     return worth;
   }
 
@@ -239,7 +239,6 @@ private:
 
   std::vector<const UOp*>& uops_;
   UOpGraph& g_;
-  std::unordered_map<size_t, std::vector<std::pair<int64_t, int64_t>>> spans_;
 };
 
 // The index arithmetic of the loads that now read the local arrays has no users left; the

@@ -87,9 +87,11 @@ ScriptResult evaluate(const std::string& source, const std::string& filename, co
     Tensor::end_program();
     ScriptResult result;
     std::set<std::string> input_names;
-    for (auto& i : in.inputs) input_names.insert(i.name);
+    for (auto& i : in.inputs) {
+      result.inputs.push_back({i.name, i.tensor, i.requires_grad});
+      input_names.insert(i.name);
+    }
     result.state_names = script::automatic_state_names(in.module_variables(), input_names);
-    for (auto& i : in.inputs) result.inputs.push_back({i.name, i.tensor, i.requires_grad});
     if (!in.outputs.empty()) {
       result.outputs = std::move(in.outputs);
     } else {

@@ -1,11 +1,13 @@
-// device layer, CLANG: exp2 on whole vectors. A sigmoid or softmax kernel with lanes spent most
-// of its time in 16 calls of exp2f per vector (an LSTM's gate kernel: 5 exp2 per element).
-// glibc's exp2f (sysdeps/ieee754/flt-32/e_exp2f.c) is straight-line double arithmetic over a
-// 32-entry table: x = k/32 + r, 2^(k/32) from the table, 2^r from a cubic. Done on vectors it
-// gives every lane exp2f's exact bits: kernels with and without lanes, and tinygrad's CLANG
-// kernels (which call exp2f), keep computing the same numbers. The cubic is written as glibc's
-// source writes it, so that where the CPU has FMA and glibc runs its FMA build, clang contracts
-// the same products as gcc did.
+// device layer, CLANG: exp2 and log2 on whole vectors. A sigmoid or softmax kernel with lanes
+// spent most of its time in 16 calls of exp2f per vector (an LSTM's gate kernel: 5 exp2 per
+// element). glibc's exp2f and log2f (sysdeps/ieee754/flt-32/e_exp2f.c, e_log2f.c) are
+// straight-line double arithmetic over small tables: exp2 splits x = k/32 + r and takes 2^(k/32)
+// from a table and 2^r from a cubic; log2 takes 1/c and log2(c) for one of 16 subintervals and
+// log2(1+r) from a polynomial. Done on vectors they give every lane exp2f's and log2f's exact
+// bits: kernels with and without lanes, and tinygrad's CLANG kernels (which call libm), keep
+// computing the same numbers. The polynomials are written as glibc's source writes them, so
+// that where the CPU has FMA and glibc runs its FMA build, clang contracts the same products as
+// gcc did.
 #include "device/clang/vector_math.h"
 
 #include <cctype>
@@ -18,13 +20,13 @@ namespace {
 constexpr const char* kTable =
     "static const unsigned long long tg_exp2f_tab[32] = {\n"
     "    0x3ff0000000000000ull,0x3fefd9b0d3158574ull,0x3fefb5586cf9890full,0x3fef9301d0125b51ull,\n"
-    "0x3fef72b83c7d517bull,0x3fef54873168b9aaull,0x3fef387a6e756238ull,0x3fef1e9df51fdee1ull,\n"
-    "0x3fef06fe0a31b715ull,0x3feef1a7373aa9cbull,0x3feedea64c123422ull,0x3feece086061892dull,\n"
-    "0x3feebfdad5362a27ull,0x3feeb42b569d4f82ull,0x3feeab07dd485429ull,0x3feea47eb03a5585ull,\n"
-    "0x3feea09e667f3bcdull,0x3fee9f75e8ec5f74ull,0x3feea11473eb0187ull,0x3feea589994cce13ull,\n"
-    "0x3feeace5422aa0dbull,0x3feeb737b0cdc5e5ull,0x3feec49182a3f090ull,0x3feed503b23e255dull,\n"
-    "0x3feee89f995ad3adull,0x3feeff76f2fb5e47ull,0x3fef199bdd85529cull,0x3fef3720dcef9069ull,\n"
-    "0x3fef5818dcfba487ull,0x3fef7c97337b9b5full,0x3fefa4afa2a490daull,0x3fefd0765b6e4540ull};\n";
+    "    0x3fef72b83c7d517bull,0x3fef54873168b9aaull,0x3fef387a6e756238ull,0x3fef1e9df51fdee1ull,\n"
+    "    0x3fef06fe0a31b715ull,0x3feef1a7373aa9cbull,0x3feedea64c123422ull,0x3feece086061892dull,\n"
+    "    0x3feebfdad5362a27ull,0x3feeb42b569d4f82ull,0x3feeab07dd485429ull,0x3feea47eb03a5585ull,\n"
+    "    0x3feea09e667f3bcdull,0x3fee9f75e8ec5f74ull,0x3feea11473eb0187ull,0x3feea589994cce13ull,\n"
+    "    0x3feeace5422aa0dbull,0x3feeb737b0cdc5e5ull,0x3feec49182a3f090ull,0x3feed503b23e255dull,\n"
+    "    0x3feee89f995ad3adull,0x3feeff76f2fb5e47ull,0x3fef199bdd85529cull,0x3fef3720dcef9069ull,\n"
+    "    0x3fef5818dcfba487ull,0x3fef7c97337b9b5full,0x3fefa4afa2a490daull,0x3fefd0765b6e4540ull};\n";
 
 // glibc's __log2f_data (e_log2f_data.c): for 16 subintervals of [0x1.66p-1, 0x1.66p+0), 1/c and
 // log2(c) for c near the centre, and the polynomial for log2(1+r)
