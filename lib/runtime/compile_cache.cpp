@@ -75,14 +75,14 @@ std::optional<fs::path> CompileCache::lookup(const std::string& key) const {
   std::optional<std::string> record = read_small_file(record_path(p));
   std::string actual = content_record(p);
   if (record && !actual.empty() && *record == actual) return p;
-  // An entry without a record was written by an older tg or by a run killed between the two
-  // renames: rebuilt silently. One whose record disagrees was damaged after it was written.
+  // An entry without a record was written by an older tg, by a run killed between the two
+  // renames, or by a process that is between them right now and about to load it: so a miss
+  // never deletes. The caller compiles and insert() renames the new entry over this one,
+  // which leaves any process that already loaded the old file its own copy.
   if (record)
     warn("compile cache entry " + p.string() +
          " is damaged (its size or content changed since it was "
          "written); rebuilding it");
-  fs::remove(p, ec);
-  fs::remove(record_path(p), ec);
   return std::nullopt;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "device/clang/clang_compiler.h"
 #include "device/registry.h"
@@ -84,6 +85,23 @@ TEST(CompileCache, key_depends_on_command_and_source) {
   EXPECT_NE(CompileCache::key("clang -O2", "int x;"), CompileCache::key("clang -O1", "int x;"));
   EXPECT_NE(CompileCache::key("clang -O2", "int x;"), CompileCache::key("clang -O2", "int y;"));
   EXPECT_EQ(CompileCache::key("clang -O2", "int x;"), CompileCache::key("clang -O2", "int x;"));
+}
+
+// Another process renamed its entry into place and has not yet written the record beside it:
+// a lookup here misses but must leave the file, which that process is about to dlopen.
+TEST(CompileCache, a_miss_never_deletes_an_entry_another_process_is_finishing) {
+  TempCacheDir tmp;
+  CompileCache cache("clang", ".so");
+  std::string key = CompileCache::key("cc", "int x;");
+  fs::path built = cache.temp_path(".so");
+  std::ofstream(built) << "not yet recorded";
+  fs::rename(built, cache.path_for(key));
+  EXPECT_FALSE(cache.lookup(key));
+  EXPECT_TRUE(fs::exists(cache.path_for(key)));
+  fs::path again = cache.temp_path(".so");
+  std::ofstream(again) << "finished";
+  EXPECT_EQ(cache.insert(key, again), cache.path_for(key));
+  EXPECT_EQ(cache.lookup(key), cache.path_for(key));
 }
 
 TEST(ClangCompiler, second_compile_hits_the_cache) {
