@@ -35,10 +35,10 @@ int main(int argc, char** argv) {
     std::string source = !code.empty() ? code : tg::read_input(opts.input);
     tg::Graph graph;
     try {
-      if (code.empty() && tg::looks_like_onnx(source)) {
+      if (auto model = code.empty() ? tg::parse_onnx(source) : nullptr) {
         std::map<std::string, tg::HostBuffer> frozen; // --arg NAME=FILE.npy: an input bound to a constant
         for (const auto& [arg, path] : so.args) frozen[arg] = tg::read_npy(path);
-        graph = tg::trace_onnx(source, name, frozen);
+        graph = tg::trace_onnx(model, name, frozen);
       } else {
         graph = tg::trace_script(source, name, so);
       }

@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "io/base64.h"
 #include "ops/ops.h"
 #include "shape/symbolic_text.h"
+#include "util/blob.h"
 #include "util/error.h"
 
 namespace tg::codec {
@@ -58,8 +60,17 @@ public:
     setg(p, p, p + s.size());
   }
   size_t remaining() const { return size_t(egptr() - gptr()); }
+  // The next n bytes (n <= remaining()), consumed in place.
+  const uint8_t* take(size_t n) {
+    char* at = gptr();
+    setg(eback(), at + n, egptr());
+    return reinterpret_cast<const uint8_t*>(at);
+  }
 };
-inline thread_local const ViewBuf* g_binary_input = nullptr;
+inline thread_local ViewBuf* g_binary_input = nullptr;
+// Set while decoding a binary artifact whose bytes are shared: byte blobs alias them instead
+// of being copied out (100 MB of weights per tool).
+inline thread_local std::shared_ptr<const void> g_blob_owner;
 
 inline void check_length(uint64_t n, uint64_t min_bytes_each) {
   if (g_binary_input && n > g_binary_input->remaining() / min_bytes_each)
@@ -211,27 +222,28 @@ template <class A> std::string get_string(A& ar, const char* name) {
   });
 }
 
-template <class A> void put_bytes(A& ar, const char* name, const std::vector<uint8_t>& data) {
+template <class A> void put_bytes(A& ar, const char* name, const Blob& data) {
   if constexpr (kJson<A>) {
-    field(ar, name, base64_encode(data));
+    field(ar, name, base64_encode(data.data(), data.size()));
   } else {
     ar(cereal::make_size_tag(cereal::size_type(data.size())));
     ar(cereal::binary_data(data.data(), data.size()));
   }
 }
-template <class A> std::vector<uint8_t> get_bytes(A& ar, const char* name) {
-  return in_leaf(name, [&] {
+template <class A> Blob get_bytes(A& ar, const char* name) {
+  return in_leaf(name, [&]() -> Blob {
     if constexpr (kJson<A>) {
       std::optional<std::vector<uint8_t>> data = base64_decode(get<std::string>(ar, name));
       if (!data) corrupt("invalid base64 data");
-      return *data;
+      return std::move(*data);
     } else {
       cereal::size_type n = 0;
       ar(cereal::make_size_tag(n));
       check_length(n, 1);
+      if (g_blob_owner && g_binary_input) return Blob(g_blob_owner, g_binary_input->take(n), n);
       std::vector<uint8_t> data(n);
       ar(cereal::binary_data(data.data(), n));
-      return data;
+      return std::move(data);
     }
   });
 }

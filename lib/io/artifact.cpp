@@ -15,6 +15,7 @@
 #include "io/input_kind.h"
 #include "io/json_numbers.h"
 #include "util/error.h"
+#include "util/huge_pages.h"
 #include "util/printable.h"
 
 namespace tg {
@@ -584,7 +585,8 @@ Framing read_framing(std::string_view bytes) {
 
 std::string kind_description(ArtifactKind kind) { return std::string(artifact_description(kind)); }
 
-template <class T, class Decode> T read_artifact(std::string_view bytes, ArtifactKind want, Decode decode) {
+template <class T, class Decode>
+T read_artifact(std::string_view bytes, ArtifactKind want, Decode decode, std::shared_ptr<const void> owner) {
   std::string word(kind_word(want));
   if (bytes.empty()) fail("RuntimeError", "input is empty (expected " + kind_description(want) + ")");
   Framing f = read_framing(bytes);
@@ -616,6 +618,12 @@ template <class T, class Decode> T read_artifact(std::string_view bytes, Artifac
   ReadingVersion reading(f.version);
   ViewBuf buf(f.json ? bytes : bytes.substr(kHeaderSize));
   std::istream in(&buf);
+  struct Decoding { // the decoders' thread-locals hold only while this artifact is read
+    ~Decoding() {
+      g_binary_input = nullptr;
+      g_blob_owner = nullptr;
+    }
+  } decoding;
   try {
     if (f.json) {
       JsonIn ar(in);
@@ -623,25 +631,20 @@ template <class T, class Decode> T read_artifact(std::string_view bytes, Artifac
     } else {
       if (buf.remaining() == 0 || bytes[kHeaderSize] != 1) corrupt("bad payload header");
       g_binary_input = &buf;
+      g_blob_owner = std::move(owner);
       BinIn ar(in);
       value = decode(ar);
-      g_binary_input = nullptr;
       if (buf.remaining() != 0) corrupt(std::to_string(buf.remaining()) + " unexpected bytes after the end");
     }
   } catch (const Error&) {
-    g_binary_input = nullptr;
     throw;
   } catch (const Corrupt& e) {
-    g_binary_input = nullptr;
     throw corrupt_error(e.message());
   } catch (const cereal::Exception& e) {
-    g_binary_input = nullptr;
     throw corrupt_error(cereal_reason(e));
   } catch (const std::bad_alloc&) {
-    g_binary_input = nullptr;
     throw corrupt_error("a length is too large");
   } catch (const std::length_error&) {
-    g_binary_input = nullptr;
     throw corrupt_error("a length is too large");
   }
   return value;
@@ -713,9 +716,36 @@ std::string compact_json(const std::string& json) {
   return out;
 }
 
-template <class Encode> std::string write_artifact(ArtifactKind kind, bool json, Encode encode) {
-  std::ostringstream os;
+// An output stream into a string that is reserved once and moved out at the end: an
+// ostringstream grows by copying and copies again in str() (three passes over 100 MB of
+// weights, each into fresh pages).
+class StringSink : public std::streambuf {
+public:
+  explicit StringSink(size_t reserve) {
+    out_.reserve(reserve);
+    prefer_huge_pages(out_.data(), out_.capacity());
+  }
+  std::string take() { return std::move(out_); }
+
+protected:
+  int_type overflow(int_type c) override {
+    if (c != traits_type::eof()) out_.push_back(char(c));
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    out_.append(s, size_t(n));
+    return n;
+  }
+
+private:
+  std::string out_;
+};
+
+// `blob_bytes`: the constants' data the artifact carries, most of a model's artifact.
+template <class Encode>
+std::string write_artifact(ArtifactKind kind, bool json, size_t blob_bytes, Encode encode) {
   if (json) {
+    std::ostringstream os;
     {
       JsonOut ar(os, JsonOut::Options(324, JsonOut::Options::IndentChar::space, 2));
       ar(cereal::make_nvp("format", std::string(artifact_format_name(kind))));
@@ -723,13 +753,25 @@ template <class Encode> std::string write_artifact(ArtifactKind kind, bool json,
       encode(ar);
     }
     return compact_json(os.str());
-  } else {
+  }
+  // Room for the rest of the artifact too: reserved pages that are never written cost nothing,
+  // and a regrowth would copy the whole blob.
+  StringSink sink(blob_bytes + std::max(blob_bytes / 4, size_t(1) << 20));
+  {
+    std::ostream os(&sink);
     os << kMagic << char(kind);
     for (int i = 0; i < 4; ++i) os << char((kArtifactVersion >> (8 * i)) & 0xff);
     BinOut ar(os);
     encode(ar);
+    if (!os) throw Error("RuntimeError", "internal error: writing an artifact failed");
   }
-  return os.str();
+  return sink.take();
+}
+
+size_t blob_bytes(const std::vector<BufferInfo>& buffers) {
+  size_t n = 0;
+  for (const BufferInfo& b : buffers) n += b.data.size();
+  return n;
 }
 
 } // namespace
@@ -763,13 +805,17 @@ std::string_view artifact_format_name(ArtifactKind kind) {
 ArtifactKind detect_artifact(std::string_view bytes) { return read_framing(bytes).kind; }
 
 std::string write_graph(const Graph& graph, bool json) {
-  return write_artifact(ArtifactKind::Graph, json, [&](auto& ar) { put_graph(ar, graph); });
+  size_t data = 0;
+  for (const LazyNode& n : graph.nodes) data += n.data.size();
+  return write_artifact(ArtifactKind::Graph, json, data, [&](auto& ar) { put_graph(ar, graph); });
 }
 std::string write_schedule(const Schedule& schedule, bool json) {
-  return write_artifact(ArtifactKind::Schedule, json, [&](auto& ar) { put_schedule(ar, schedule); });
+  return write_artifact(ArtifactKind::Schedule, json, blob_bytes(schedule.buffers),
+                        [&](auto& ar) { put_schedule(ar, schedule); });
 }
 std::string write_program(const Program& program, bool json) {
-  return write_artifact(ArtifactKind::Program, json, [&](auto& ar) { put_program(ar, program); });
+  return write_artifact(ArtifactKind::Program, json, blob_bytes(program.buffers),
+                        [&](auto& ar) { put_program(ar, program); });
 }
 
 namespace {
@@ -784,28 +830,38 @@ template <class F> auto with_printable_errors(F&& read) {
 }
 } // namespace
 
-Graph read_graph(std::string_view bytes) {
+namespace {
+Graph read_graph(std::string_view bytes, std::shared_ptr<const void> owner) {
   return with_printable_errors([&] {
-    Graph g = read_artifact<Graph>(bytes, ArtifactKind::Graph, [](auto& ar) { return get_graph(ar); });
+    Graph g = read_artifact<Graph>(
+        bytes, ArtifactKind::Graph, [](auto& ar) { return get_graph(ar); }, std::move(owner));
     validate_graph(g);
     return g;
   });
 }
-Schedule read_schedule(std::string_view bytes) {
+Schedule read_schedule(std::string_view bytes, std::shared_ptr<const void> owner) {
   return with_printable_errors([&] {
-    Schedule s =
-        read_artifact<Schedule>(bytes, ArtifactKind::Schedule, [](auto& ar) { return get_schedule(ar); });
+    Schedule s = read_artifact<Schedule>(
+        bytes, ArtifactKind::Schedule, [](auto& ar) { return get_schedule(ar); }, std::move(owner));
     validate_schedule(s);
     return s;
   });
 }
-Program read_program(std::string_view bytes) {
+Program read_program(std::string_view bytes, std::shared_ptr<const void> owner) {
   return with_printable_errors([&] {
-    Program p =
-        read_artifact<Program>(bytes, ArtifactKind::Program, [](auto& ar) { return get_program(ar); });
+    Program p = read_artifact<Program>(
+        bytes, ArtifactKind::Program, [](auto& ar) { return get_program(ar); }, std::move(owner));
     validate_program(p);
     return p;
   });
 }
+} // namespace
+
+Graph read_graph(std::string_view bytes) { return read_graph(bytes, nullptr); }
+Schedule read_schedule(std::string_view bytes) { return read_schedule(bytes, nullptr); }
+Program read_program(std::string_view bytes) { return read_program(bytes, nullptr); }
+Graph read_graph(const SharedBytes& bytes) { return read_graph(*bytes, bytes); }
+Schedule read_schedule(const SharedBytes& bytes) { return read_schedule(*bytes, bytes); }
+Program read_program(const SharedBytes& bytes) { return read_program(*bytes, bytes); }
 
 } // namespace tg

@@ -6,6 +6,7 @@
 // stages rely on, so a hand-edited or damaged file gives a tg::Error, never a crash.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -40,6 +41,12 @@ std::string write_program(const Program& program, bool json = false);
 Graph read_graph(std::string_view bytes);
 Schedule read_schedule(std::string_view bytes);
 Program read_program(std::string_view bytes);
+// The same from bytes the result may share: its constants' data alias `bytes` instead of
+// being copied (what the tools do with the artifact they read).
+using SharedBytes = std::shared_ptr<const std::string>;
+Graph read_graph(const SharedBytes& bytes);
+Schedule read_schedule(const SharedBytes& bytes);
+Program read_program(const SharedBytes& bytes);
 
 // The checks the readers run after decoding; throw tg::Error("... artifact: <what>").
 void validate_graph(const Graph& graph);

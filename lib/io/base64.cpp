@@ -5,9 +5,9 @@
 
 namespace tg {
 
-std::string base64_encode(const std::vector<uint8_t>& data) {
-  std::string out((data.size() + 2) / 3 * 4 + 1, '\0'); // EVP_EncodeBlock writes a NUL after
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data.data(), int(data.size()));
+std::string base64_encode(const uint8_t* data, size_t size) {
+  std::string out((size + 2) / 3 * 4 + 1, '\0'); // EVP_EncodeBlock writes a NUL after
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, int(size));
   out.resize(size_t(n));
   return out;
 }

@@ -10,6 +10,10 @@
 namespace tg {
 
 std::string read_file(const std::string& path);
+// Makes the pipe `fd` hold 1 MiB when the system allows (best effort; any fd).
+void widen_pipe(int fd);
+// Everything left to read on `fd` (not closed); `what` names it in errors ("stdin").
+std::string read_fd(int fd, const std::string& what);
 // Replaces `path` atomically. A path that exists and is not a regular file (/dev/null, a
 // FIFO) is written in place instead, since it cannot be replaced.
 void write_file_atomic(const std::string& path, std::string_view bytes);

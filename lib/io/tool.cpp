@@ -8,6 +8,7 @@
 #include <iostream>
 #include <new>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/file.h"
@@ -106,15 +107,7 @@ void* call_body(void* p) {
 std::string read_input(const std::string& path) {
   if (!is_stdio(path)) return read_file(path);
   if (::isatty(STDIN_FILENO)) fail("RuntimeError", "no input: pass a file or pipe an artifact");
-  std::string out;
-  char chunk[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("OSError", std::string("cannot read stdin: ") + std::strerror(errno));
-    if (n == 0) break;
-    out.append(chunk, size_t(n));
-  }
+  std::string out = read_fd(STDIN_FILENO, "stdin");
   // An empty pipe: the stage before this one wrote nothing, having printed its own error.
   if (out.empty()) fail("RuntimeError", "no input (an earlier stage failed)");
   return out;
@@ -125,6 +118,10 @@ void write_output(const std::string& bytes, const std::string& path, bool binary
   if (binary && ::isatty(STDOUT_FILENO))
     fail("RuntimeError", "refusing to write a binary artifact to a terminal; use --json or -o FILE");
   std::cout.flush();
+  if (bytes.size() > (size_t(1) << 20)) {
+    struct stat st {};
+    if (::fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode)) widen_pipe(STDOUT_FILENO);
+  }
   if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0)
     fail("OSError", std::string("cannot write to stdout: ") + std::strerror(errno));
 }

@@ -32,7 +32,7 @@ uint64_t hash_node(const LazyNode& n) {
   hash_arg(h, n.arg);
   hash_into(h, n.st);
   h.bytes(n.name.data(), n.name.size());
-  h.bytes(n.data.data(), n.data.size());
+  if (!n.data.empty()) h.pod(n.data.hash());
   h.bytes(n.device.data(), n.device.size());
   return h.h;
 }

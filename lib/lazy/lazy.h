@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ops/ops.h"
+#include "util/blob.h"
 
 namespace tg {
 
@@ -38,9 +39,9 @@ struct LazyNode {
   Shape shape;
   std::vector<NodeId> srcs;
   LazyArg arg;
-  ShapeTracker st;           // the node's view: contiguous for a base; for VIEW, how it sees srcs[0]
-  std::string name;          // EMPTY placeholders: the input's name
-  std::vector<uint8_t> data; // COPY from host: literal contents (Tensor from a list or bytes)
+  ShapeTracker st;  // the node's view: contiguous for a base; for VIEW, how it sees srcs[0]
+  std::string name; // EMPTY placeholders: the input's name
+  Blob data;        // COPY from host: literal contents (Tensor from a list or bytes), shared
   // The device the node's buffer lives on, as tinygrad canonicalises it ("CLANG:1"); empty for
   // the program's default device (the one tg-codegen --device names). A VIEW has its base's.
   // Part of the identity: the same op on two devices is two buffers.

@@ -86,7 +86,8 @@ LazyBuffer LazyBuffer::state(const std::string& name, const LazyBuffer& init) {
 
 LazyBuffer LazyBuffer::assign(const LazyBuffer& x) const {
   if (multi_) {
-    check(x.is_multi() && x.lbs().size() == lbs().size(), "AssertionError", "axis must match on MultiLazyBuffer");
+    check(x.is_multi() && x.lbs().size() == lbs().size(), "AssertionError",
+          "axis must match on MultiLazyBuffer");
     std::vector<LazyBuffer> out;
     for (size_t i = 0; i < lbs().size(); ++i) out.push_back(lbs()[i].assign(x.lbs()[i]).view(lbs()[i].st()));
     // Which shards hold data is the value's: tinygrad replaces a tensor not yet realized (a
@@ -103,7 +104,8 @@ LazyBuffer LazyBuffer::assign(const LazyBuffer& x) const {
   if (size() == 0) return target;
   LazyBuffer ret;
   if (st().contiguous() && size() == target.size()) {
-    ret = loadop(Op::ASSIGN, target.shape(), dtype(), {}, {x.reshape(target.shape()), target}, target.device());
+    ret =
+        loadop(Op::ASSIGN, target.shape(), dtype(), {}, {x.reshape(target.shape()), target}, target.device());
   } else {
     // Part of the buffer (lazy.py's arg=(self.st,)): the node is the whole buffer's next
     // version, so later reads of the buffer see the write; x is stored through the view.
@@ -114,8 +116,7 @@ LazyBuffer LazyBuffer::assign(const LazyBuffer& x) const {
   return ret;
 }
 
-LazyBuffer LazyBuffer::from_data(std::vector<uint8_t> data, const Shape& shape, DType dtype,
-                                 const std::string& device) {
+LazyBuffer LazyBuffer::from_data(Blob data, const Shape& shape, DType dtype, const std::string& device) {
   if (prod(shape) == 0)
     return loadop(Op::LOAD_CONST, {}, dtype, Scalar::of_int(0), {}, device)
         .reshape(Shape(shape.size(), 1))
@@ -144,14 +145,19 @@ LazyBuffer LazyBuffer::copy_to_device(const std::string& to, bool force) const {
     return from_data(bn.data, bn.shape, bn.dtype, to).reshape(shape());
   }
   // a constant need not be copied
-  if (is_unrealized_const())
-    return loadop(Op::LOAD_CONST, {}, dtype(), const_value(), {}, to).view(st());
+  if (is_unrealized_const()) return loadop(Op::LOAD_CONST, {}, dtype(), const_value(), {}, to).view(st());
   // a shrink is made contiguous first, so only its elements cross
   if (size() < b.size()) return contiguous().copy_to_device(to, force);
   // Each copy is its own buffer (lazy.py makes COPY without the lazy cache): a serial keeps
   // hash-consing from merging two copies of one buffer.
-  LazyNode n{Op::COPY, dtype(), b.shape(), {b.id()}, Scalar::of_int(lazy_graph().next_empty_serial()),
-             ShapeTracker::from_shape(b.shape()), {}, {}};
+  LazyNode n{Op::COPY,
+             dtype(),
+             b.shape(),
+             {b.id()},
+             Scalar::of_int(lazy_graph().next_empty_serial()),
+             ShapeTracker::from_shape(b.shape()),
+             {},
+             {}};
   n.device = to;
   return LazyBuffer(lazy_graph().add(std::move(n))).view(st());
 }
@@ -247,7 +253,8 @@ LazyBuffer LazyBuffer::pad_symbolic(const DimPairs& arg) const {
 }
 LazyBuffer LazyBuffer::stride(const std::vector<int64_t>& arg) const {
   if (multi_) {
-    check(!multi_axis() || arg[size_t(*multi_axis())] == 1, "AssertionError", "flipping not supported on sharded axis");
+    check(!multi_axis() || arg[size_t(*multi_axis())] == 1, "AssertionError",
+          "flipping not supported on sharded axis");
     return map_lbs([&](const LazyBuffer& lb) { return lb.stride(arg); });
   }
   return view(st().stride(arg), ViewMove{MoveOp::Stride, shape_from_ints(arg)});
@@ -271,7 +278,8 @@ LazyBuffer LazyBuffer::cast(DType dt, bool bitcast) const {
   if (multi_) return map_lbs([&](const LazyBuffer& lb) { return lb.cast(dt, bitcast); });
   if (dtype() == dt) return *this;
   if (is_unrealized_unmasked_const() && !bitcast)
-    return create(LazyNode{Op::LOAD_CONST, dt, shape(), {}, as_const(const_value(), dt), st(), {}, {}, device()});
+    return create(
+        LazyNode{Op::LOAD_CONST, dt, shape(), {}, as_const(const_value(), dt), st(), {}, {}, device()});
   if (bitcast && itemsize(dtype()) != itemsize(dt))
     fail("RuntimeError", "shape changing bitcast only supported on DISK right now");
   if (!bitcast && itemsize(dt) <= itemsize(dtype()) && !is_base()) return base().cast(dt, bitcast).view(st());

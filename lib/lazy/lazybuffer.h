@@ -77,8 +77,7 @@ public:
   static LazyBuffer placeholder(const std::string& name, const Shape& shape, DType dtype);
   // A new state buffer named `name` whose first value is `init` (registered in the graph).
   static LazyBuffer state(const std::string& name, const LazyBuffer& init);
-  static LazyBuffer from_data(std::vector<uint8_t> data, const Shape& shape, DType dtype,
-                              const std::string& device = "");
+  static LazyBuffer from_data(Blob data, const Shape& shape, DType dtype, const std::string& device = "");
   LazyBuffer const_like(const Scalar& val, std::optional<Shape> shape = std::nullopt) const;
 
   bool is_unrealized_const() const { return !multi_ && base().node().op == Op::LOAD_CONST; }
@@ -119,7 +118,8 @@ private:
   LazyBuffer multi_pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
   LazyBuffer multi_expand(const Shape& arg) const;
   LazyBuffer multi_shrink(const std::vector<std::pair<int64_t, int64_t>>& arg) const;
-  LazyBuffer map_lbs(const std::function<LazyBuffer(const LazyBuffer&)>& f) const; // the same op on every shard
+  LazyBuffer
+  map_lbs(const std::function<LazyBuffer(const LazyBuffer&)>& f) const; // the same op on every shard
   NodeId id_ = 0;
   std::shared_ptr<const MultiData> multi_;
 };

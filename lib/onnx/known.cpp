@@ -64,7 +64,8 @@ std::optional<DType> dtype_of_onnx(int t) {
   }
 }
 
-Known known_of(const onnx::TensorProto& t, const std::string& where) {
+Known known_of(const onnx::TensorProto& t, const std::string& where,
+               const std::shared_ptr<const void>& owner) {
   std::optional<DType> dt = dtype_of_onnx(t.data_type());
   if (!dt)
     fail("NotImplementedError", where + ": tensor '" + t.name() + "' has ONNX data type " +
@@ -87,15 +88,16 @@ Known known_of(const onnx::TensorProto& t, const std::string& where) {
     if (t.raw_data().size() != n * isz)
       fail("ValueError", where + ": tensor '" + t.name() + "' holds " + std::to_string(t.raw_data().size()) +
                              " bytes, its shape needs " + std::to_string(n * isz));
-    k.data.assign(t.raw_data().begin(), t.raw_data().end());
+    const auto* raw = reinterpret_cast<const uint8_t*>(t.raw_data().data());
+    k.data = owner ? Blob(owner, raw, n * isz) : Blob(std::vector<uint8_t>(raw, raw + n * isz));
     return k;
   }
-  k.data.resize(n * isz);
+  std::vector<uint8_t> data(n * isz);
   auto fill = [&](const auto& field, auto convert) {
     if (size_t(field.size()) != n)
       fail("ValueError", where + ": tensor '" + t.name() + "' holds " + std::to_string(field.size()) +
                              " values, its shape needs " + std::to_string(n));
-    for (size_t i = 0; i < n; ++i) convert(&k.data[i * isz], field.Get(int(i)));
+    for (size_t i = 0; i < n; ++i) convert(&data[i * isz], field.Get(int(i)));
   };
   auto as_scalar = [&](uint8_t* p, auto v) {
     using V = decltype(v);
@@ -129,20 +131,21 @@ Known known_of(const onnx::TensorProto& t, const std::string& where) {
     fill(t.int32_data(), as_scalar);
     break;
   }
+  k.data = std::move(data);
   return k;
 }
 
 Known known_values(DType dtype, const Shape& shape, const std::vector<Scalar>& values) {
   const size_t isz = size_t(itemsize(dtype));
-  Known k{dtype, shape, std::vector<uint8_t>(values.size() * isz)};
-  for (size_t i = 0; i < values.size(); ++i) store_element(&k.data[i * isz], values[i], dtype);
-  return k;
+  std::vector<uint8_t> data(values.size() * isz);
+  for (size_t i = 0; i < values.size(); ++i) store_element(&data[i * isz], values[i], dtype);
+  return Known{dtype, shape, std::move(data)};
 }
 
 Known known_ints(const std::vector<int64_t>& v) {
-  Known k{DType::Int64, Shape{int64_t(v.size())}, std::vector<uint8_t>(v.size() * 8)};
-  std::memcpy(k.data.data(), v.data(), k.data.size());
-  return k;
+  std::vector<uint8_t> data(v.size() * 8);
+  std::memcpy(data.data(), v.data(), data.size());
+  return Known{DType::Int64, Shape{int64_t(v.size())}, std::move(data)};
 }
 
 Tensor tensor_of(const Known& k) { return Tensor(LazyBuffer::from_data(k.data, k.shape, k.dtype)); }

@@ -14,6 +14,10 @@
 
 namespace tg {
 
+struct OnnxModel {
+  onnx::ModelProto proto;
+};
+
 namespace {
 
 const OpTable& op_table() {
@@ -42,11 +46,11 @@ bool imported_domain(const std::string& d) {
 
 class Importer {
 public:
-  Importer(const onnx::ModelProto& model, std::string filename,
+  Importer(const std::shared_ptr<const OnnxModel>& model, std::string filename,
            const std::map<std::string, HostBuffer>& frozen)
-      : model_(model), frozen_(frozen) {
+      : model_(model->proto), owner_(model), frozen_(frozen) {
     state_.file = std::move(filename);
-    for (const auto& o : model.opset_import())
+    for (const auto& o : model_.opset_import())
       if (o.domain().empty() || o.domain() == "ai.onnx") state_.opset = int(o.version());
     state_.run_subgraph = [this](const onnx::GraphProto& g, const std::vector<Tensor>& inputs,
                                  const std::vector<std::optional<Known>>& known) {
@@ -58,7 +62,7 @@ public:
     const onnx::GraphProto& g = model_.graph();
     const std::string& file = state_.file;
     for (const onnx::TensorProto& init : g.initializer()) {
-      Known k = known_of(init, file);
+      Known k = known_of(init, file, owner_);
       state_.values[init.name()] = tensor_of(k);
       state_.known[init.name()] = std::move(k);
     }
@@ -179,23 +183,27 @@ private:
   }
 
   const onnx::ModelProto& model_;
+  std::shared_ptr<const void> owner_; // the initializers' bytes stay in the parsed model
   const std::map<std::string, HostBuffer>& frozen_;
   ImportState state_;
 };
 
 } // namespace
 
-bool looks_like_onnx(std::string_view bytes) {
-  onnx::ModelProto m;
-  return !bytes.empty() && m.ParseFromArray(bytes.data(), int(std::min<size_t>(bytes.size(), INT32_MAX))) &&
-         m.has_graph() && m.ir_version() > 0;
+std::shared_ptr<const OnnxModel> parse_onnx(std::string_view bytes) {
+  auto m = std::make_shared<OnnxModel>();
+  if (bytes.empty() ||
+      !m->proto.ParseFromArray(bytes.data(), int(std::min<size_t>(bytes.size(), INT32_MAX))) ||
+      !m->proto.has_graph() || m->proto.ir_version() <= 0)
+    return nullptr;
+  return m;
 }
 
-Graph trace_onnx(const std::string& bytes, const std::string& filename,
+bool looks_like_onnx(std::string_view bytes) { return parse_onnx(bytes) != nullptr; }
+
+Graph trace_onnx(const std::shared_ptr<const OnnxModel>& model, const std::string& filename,
                  const std::map<std::string, HostBuffer>& frozen) {
-  onnx::ModelProto model;
-  if (!model.ParseFromString(bytes)) fail("ValueError", filename + ": not a valid ONNX model");
-  check_onnx_model(model, filename);
+  check_onnx_model(model->proto, filename);
   LazyGraph scratch; // a graph of its own: nothing of this call stays in the caller's
   GraphScope scope(scratch);
   try {
@@ -203,6 +211,13 @@ Graph trace_onnx(const std::string& bytes, const std::string& filename,
   } catch (const Error& e) { // names in messages come from the model: no raw control bytes
     throw Error(e.kind(), printable(e.what()));
   }
+}
+
+Graph trace_onnx(const std::string& bytes, const std::string& filename,
+                 const std::map<std::string, HostBuffer>& frozen) {
+  auto model = std::make_shared<OnnxModel>();
+  if (!model->proto.ParseFromString(bytes)) fail("ValueError", filename + ": not a valid ONNX model");
+  return trace_onnx(model, filename, frozen);
 }
 
 } // namespace tg

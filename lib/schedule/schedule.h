@@ -18,7 +18,7 @@ struct BufferInfo {
   int64_t size; // elements
   BufferRole role;
   std::string name;          // input/output/state name; "" for intermediates
-  std::vector<uint8_t> data; // Constant only: the initial contents, size * itemsize bytes
+  Blob data; // Constant only: the initial contents, size * itemsize bytes (shared, never copied)
   // The device it lives on ("CLANG:1"); "" for the program's default device.
   std::string device{};
 };

@@ -63,7 +63,7 @@ std::optional<std::vector<uint8_t>> known_bytes(const Tensor& t) {
   size_t isz = size_t(itemsize(lb.dtype()));
   if (base.op == Op::COPY && base.dtype == lb.dtype() && (lb.is_base() || lb.st().contiguous()) &&
       base.data.size() == size_t(n) * isz)
-    return base.data;
+    return base.data.to_vector();
   if (lb.is_unrealized_const()) {
     const Scalar& s = lb.const_value();
     std::vector<uint8_t> one(isz);

@@ -58,7 +58,9 @@ inline Graph sample_graph() {
   g.nodes.push_back(node(Op::LOAD_CONST, DType::UInt64, {}, {}, Scalar::of_int(INT64_MIN)));    // 13
   for (int d = 0; d < kNumDTypes; ++d) { // every dtype, with a literal of its size
     LazyNode n = node(Op::COPY, DType(d), {2});
-    for (int i = 0; i < 2 * itemsize(DType(d)); ++i) n.data.push_back(uint8_t(i * 37 + d));
+    std::vector<uint8_t> bytes;
+    for (int i = 0; i < 2 * itemsize(DType(d)); ++i) bytes.push_back(uint8_t(i * 37 + d));
+    n.data = std::move(bytes);
     n.name = "";
     g.nodes.push_back(n);
   }

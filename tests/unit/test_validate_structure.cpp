@@ -191,7 +191,9 @@ TEST(KnownPrograms, the_fingerprint_covers_what_kernels_touch_not_constants) {
   q.kernels[1].global_size = {2, 4};
   EXPECT_NE(program_fingerprint(q), base);
   q = p;
-  q.buffers[2].data[0] ^= 1; // a constant's value cannot make a kernel reach further
+  std::vector<uint8_t> bytes = q.buffers[2].data.to_vector();
+  bytes[0] ^= 1; // a constant's value cannot make a kernel reach further
+  q.buffers[2].data = std::move(bytes);
   EXPECT_EQ(program_fingerprint(q), base);
 }
 // Devices: a copy between devices reads a base of its own shape on another device; names are
@@ -199,8 +201,9 @@ TEST(KnownPrograms, the_fingerprint_covers_what_kernels_touch_not_constants) {
 TEST(GraphNodeSpec, a_copy_between_devices_reads_another_device) {
   Graph g = sample_graph();
   g.nodes.back().device = "";
-  EXPECT_EQ(graph_error(g), "invalid graph artifact: node 27 (LoadOps.COPY): a copy between devices needs a base of "
-                            "its shape and dtype on another device, and no data");
+  EXPECT_EQ(graph_error(g),
+            "invalid graph artifact: node 27 (LoadOps.COPY): a copy between devices needs a base of "
+            "its shape and dtype on another device, and no data");
   g = sample_graph();
   g.nodes.back().srcs = {3}; // a view
   EXPECT_NE(graph_error(g), "");
@@ -209,7 +212,8 @@ TEST(GraphNodeSpec, device_names_are_canonical) {
   for (const char* bad : {"clang:1", "CLANG:0", "CLANG:", ":1", "CLANG:1x", "CL ANG"}) {
     Graph g = sample_graph();
     g.nodes[5].device = bad;
-    EXPECT_EQ(graph_error(g), std::string("invalid graph artifact: node 5 (BinaryOps.ADD): bad device name '") + bad + "'")
+    EXPECT_EQ(graph_error(g),
+              std::string("invalid graph artifact: node 5 (BinaryOps.ADD): bad device name '") + bad + "'")
         << bad;
   }
 }

@@ -49,7 +49,7 @@ private:
 };
 
 // The bytes of a constant buffer as a C initializer, 16 to a line.
-std::string byte_list(const std::vector<uint8_t>& data) {
+std::string byte_list(const Blob& data) {
   std::string out;
   char b[8];
   for (size_t i = 0; i < data.size(); ++i) {
