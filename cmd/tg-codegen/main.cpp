@@ -61,8 +61,8 @@ int main(int argc, char** argv) {
       });
   return tg::run_tool("tg-codegen", app, argc, argv, [&] {
     const tg::Renderer& renderer = tg::device_renderer(device); // unknown devices fail before reading
-    tg::Schedule schedule =
-        tg::read_schedule(std::make_shared<const std::string>(tg::read_input(opts.input)));
+    auto in = tg::read_input_shared(opts.input);                // constants point into it
+    tg::Schedule schedule = tg::read_schedule(in->view(), in);
     tg::CodegenOptions options;
     options.optimizer = noopt                     ? tg::Optimizer::None
                         : optimizer == "tinygrad" ? tg::Optimizer::Tinygrad

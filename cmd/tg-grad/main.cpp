@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
   tg::add_artifact_options(app, opts, "graph artifact (default: stdin)");
   tg::add_dot_option(app, opts);
   return tg::run_tool("tg-grad", app, argc, argv, [&] {
-    tg::Graph graph = tg::read_graph(std::make_shared<const std::string>(tg::read_input(opts.input)));
+    auto in = tg::read_input_shared(opts.input); // constants point into it
+    tg::Graph graph = tg::read_graph(in->view(), in);
     std::vector<std::string> notes;
     tg::Graph out = tg::gradient_graph(graph, wrt, loss, &notes);
     for (const std::string& n : notes) std::fprintf(stderr, "tg-grad: note: %s\n", n.c_str());

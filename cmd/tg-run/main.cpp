@@ -105,7 +105,8 @@ int main(int argc, char** argv) {
          "a progress line every K steps, and after the first and the last (default: about ten lines in all)")
       ->check(tg::positive_integer());
   auto body = [&](const tg::Distribution* dist) -> int {
-    tg::Program program = tg::read_program(std::make_shared<const std::string>(tg::read_input(input)));
+    auto in = tg::read_input_shared(input); // constants point into it
+    tg::Program program = tg::read_program(in->view(), in);
     const int rank = dist ? dist->transport->rank() : 0;
     // Distributed, a process reads only the inputs of its own devices.
     auto mine = [&](const std::string& name) {

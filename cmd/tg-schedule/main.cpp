@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
   tg::add_artifact_options(app, opts, "graph artifact (default: stdin)");
   tg::add_dot_option(app, opts);
   return tg::run_tool("tg-schedule", app, argc, argv, [&] {
-    tg::Graph graph = tg::read_graph(std::make_shared<const std::string>(tg::read_input(opts.input)));
+    auto in = tg::read_input_shared(opts.input); // constants point into it
+    tg::Graph graph = tg::read_graph(in->view(), in);
     tg::Schedule schedule = tg::schedule_graph(graph);
     tg::name_kernels(schedule);
     if (opts.dot)

@@ -830,7 +830,6 @@ template <class F> auto with_printable_errors(F&& read) {
 }
 } // namespace
 
-namespace {
 Graph read_graph(std::string_view bytes, std::shared_ptr<const void> owner) {
   return with_printable_errors([&] {
     Graph g = read_artifact<Graph>(
@@ -855,13 +854,5 @@ Program read_program(std::string_view bytes, std::shared_ptr<const void> owner) 
     return p;
   });
 }
-} // namespace
-
-Graph read_graph(std::string_view bytes) { return read_graph(bytes, nullptr); }
-Schedule read_schedule(std::string_view bytes) { return read_schedule(bytes, nullptr); }
-Program read_program(std::string_view bytes) { return read_program(bytes, nullptr); }
-Graph read_graph(const SharedBytes& bytes) { return read_graph(*bytes, bytes); }
-Schedule read_schedule(const SharedBytes& bytes) { return read_schedule(*bytes, bytes); }
-Program read_program(const SharedBytes& bytes) { return read_program(*bytes, bytes); }
 
 } // namespace tg

@@ -38,15 +38,11 @@ std::string write_graph(const Graph& graph, bool json = false);
 std::string write_schedule(const Schedule& schedule, bool json = false);
 std::string write_program(const Program& program, bool json = false);
 
-Graph read_graph(std::string_view bytes);
-Schedule read_schedule(std::string_view bytes);
-Program read_program(std::string_view bytes);
-// The same from bytes the result may share: its constants' data alias `bytes` instead of
-// being copied (what the tools do with the artifact they read).
-using SharedBytes = std::shared_ptr<const std::string>;
-Graph read_graph(const SharedBytes& bytes);
-Schedule read_schedule(const SharedBytes& bytes);
-Program read_program(const SharedBytes& bytes);
+// With an `owner` (what keeps `bytes` alive), the result's constants point into `bytes`
+// instead of copying them: what the tools do with the artifact they read.
+Graph read_graph(std::string_view bytes, std::shared_ptr<const void> owner = nullptr);
+Schedule read_schedule(std::string_view bytes, std::shared_ptr<const void> owner = nullptr);
+Program read_program(std::string_view bytes, std::shared_ptr<const void> owner = nullptr);
 
 // The checks the readers run after decoding; throw tg::Error("... artifact: <what>").
 void validate_graph(const Graph& graph);

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,7 +34,8 @@ void write_all(int fd, std::string_view bytes, const std::string& path) {
 
 } // namespace
 
-std::string read_file(const std::string& path) {
+namespace {
+int open_for_reading(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail_os(path, "cannot open");
   struct stat st {};
@@ -41,6 +43,12 @@ std::string read_file(const std::string& path) {
     ::close(fd);
     fail("IsADirectoryError", path + ": is a directory");
   }
+  return fd;
+}
+} // namespace
+
+std::string read_file(const std::string& path) {
+  int fd = open_for_reading(path);
   try {
     std::string out = read_fd(fd, path);
     ::close(fd);
@@ -61,10 +69,12 @@ void widen_pipe(int fd) {
 #endif
 }
 
-std::string read_fd(int fd, const std::string& what) {
-  // Straight into the string: sized from the file when it is one (a shell's `< file`), else
-  // doubled as a pipe delivers (a model's artifact is 100 MB; a bounce buffer and append's
-  // regrowth each cost a pass over it).
+namespace {
+
+// The read loop of both buffers: sized from the file when it is one (a shell's `< file`), else
+// doubled as a pipe delivers (a model's artifact is 100 MB: a bounce buffer or append's
+// regrowth would each cost a pass over it). grow(n) makes room for n bytes and returns it.
+template <class Grow> size_t read_loop(int fd, const std::string& what, Grow grow) {
   struct stat st {};
   size_t len = 0, cap = size_t(1) << 16;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
@@ -73,23 +83,60 @@ std::string read_fd(int fd, const std::string& what) {
   } else if (S_ISFIFO(st.st_mode)) {
     widen_pipe(fd);
   }
-  std::string out;
-  auto grow = [&](size_t n) {
-    out.reserve(n);
-    prefer_huge_pages(out.data(), out.capacity());
-    out.resize(out.capacity());
-  };
-  grow(cap);
+  char* buf = grow(cap);
   for (;;) {
-    if (len == out.size()) grow(out.size() * 2);
-    ssize_t n = ::read(fd, out.data() + len, out.size() - len);
+    if (len == cap) buf = grow(cap *= 2);
+    ssize_t n = ::read(fd, buf + len, cap - len);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail_os(what, "cannot read");
     if (n == 0) break;
     len += size_t(n);
   }
+  return len;
+}
+
+} // namespace
+
+std::string read_fd(int fd, const std::string& what) {
+  std::string out;
+  size_t len = read_loop(fd, what, [&](size_t n) {
+    out.reserve(n);
+    prefer_huge_pages(out.data(), out.capacity());
+    out.resize(n);
+    return out.data();
+  });
   out.resize(len);
   return out;
+}
+
+ReadBuffer::~ReadBuffer() {
+  if (data_) ::munmap(data_, capacity_);
+}
+
+std::shared_ptr<const ReadBuffer> read_fd_shared(int fd, const std::string& what) {
+  auto buf = std::make_shared<ReadBuffer>();
+  buf->size_ = read_loop(fd, what, [&](size_t n) {
+    void* p = buf->data_ ? ::mremap(buf->data_, buf->capacity_, n, MREMAP_MAYMOVE)
+                         : ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    buf->data_ = static_cast<char*>(p);
+    buf->capacity_ = n;
+    prefer_huge_pages(p, n);
+    return buf->data_;
+  });
+  return buf;
+}
+
+std::shared_ptr<const ReadBuffer> read_file_shared(const std::string& path) {
+  int fd = open_for_reading(path);
+  try {
+    auto out = read_fd_shared(fd, path);
+    ::close(fd);
+    return out;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
 }
 
 namespace {

@@ -2,6 +2,7 @@
 // rename), so a failed write never leaves a partial file behind. Errors are tg::Error naming
 // the path.
 #pragma once
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,6 +15,25 @@ std::string read_file(const std::string& path);
 void widen_pipe(int fd);
 // Everything left to read on `fd` (not closed); `what` names it in errors ("stdin").
 std::string read_fd(int fd, const std::string& what);
+
+// Bytes read whole into one mapping, grown with mremap, which moves pages instead of copying
+// them: a 100 MB artifact from a pipe is written into memory once. Shared, for what is
+// decoded from it to point into it (Blob).
+class ReadBuffer {
+public:
+  ReadBuffer() = default;
+  ReadBuffer(const ReadBuffer&) = delete;
+  ReadBuffer& operator=(const ReadBuffer&) = delete;
+  ~ReadBuffer();
+  std::string_view view() const { return {data_, size_}; }
+
+private:
+  friend std::shared_ptr<const ReadBuffer> read_fd_shared(int fd, const std::string& what);
+  char* data_ = nullptr;
+  size_t size_ = 0, capacity_ = 0;
+};
+std::shared_ptr<const ReadBuffer> read_fd_shared(int fd, const std::string& what);
+std::shared_ptr<const ReadBuffer> read_file_shared(const std::string& path);
 // Replaces `path` atomically. A path that exists and is not a regular file (/dev/null, a
 // FIFO) is written in place instead, since it cannot be replaced.
 void write_file_atomic(const std::string& path, std::string_view bytes);

@@ -104,14 +104,16 @@ void* call_body(void* p) {
 }
 } // namespace
 
-std::string read_input(const std::string& path) {
-  if (!is_stdio(path)) return read_file(path);
+std::shared_ptr<const ReadBuffer> read_input_shared(const std::string& path) {
+  if (!is_stdio(path)) return read_file_shared(path);
   if (::isatty(STDIN_FILENO)) fail("RuntimeError", "no input: pass a file or pipe an artifact");
-  std::string out = read_fd(STDIN_FILENO, "stdin");
+  auto in = read_fd_shared(STDIN_FILENO, "stdin");
   // An empty pipe: the stage before this one wrote nothing, having printed its own error.
-  if (out.empty()) fail("RuntimeError", "no input (an earlier stage failed)");
-  return out;
+  if (in->view().empty()) fail("RuntimeError", "no input (an earlier stage failed)");
+  return in;
 }
+
+std::string read_input(const std::string& path) { return std::string(read_input_shared(path)->view()); }
 
 void write_output(const std::string& bytes, const std::string& path, bool binary) {
   if (!is_stdio(path)) return write_file_atomic(path, bytes);

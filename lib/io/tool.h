@@ -8,12 +8,15 @@
 #include <functional>
 #include <string>
 
+#include "io/file.h"
 #include "util/error.h"
 
 namespace tg {
 
 // Whole contents of `path`, or of stdin for "" or "-". Stdin on a terminal is an error.
 std::string read_input(const std::string& path);
+// The same in a shared buffer, for an artifact whose constants may point into it.
+std::shared_ptr<const ReadBuffer> read_input_shared(const std::string& path);
 // To `path` atomically (a failure leaves no partial file), or to stdout for "" or "-".
 // Binary bytes are never written to a terminal.
 void write_output(const std::string& bytes, const std::string& path, bool binary);

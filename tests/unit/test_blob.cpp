@@ -54,7 +54,7 @@ TEST(Blob, an_alias_keeps_its_owner_alive) {
 TEST(Blob, a_graph_read_from_shared_bytes_aliases_them) {
   Graph g = sample_graph();
   auto bytes = std::make_shared<const std::string>(write_graph(g));
-  Graph shared = read_graph(bytes), copied = read_graph(std::string_view(*bytes));
+  Graph shared = read_graph(*bytes, bytes), copied = read_graph(*bytes);
   const char* begin = bytes->data();
   const char* end = begin + bytes->size();
   size_t literals = 0;
