@@ -123,6 +123,84 @@ same("c_w.bin", load_file("w.safetensors")["w"], np.float32)
 PY
 }
 
+@test "a program with a symbolic variable exports it as an int parameter of NAME_run, checked against its range" {
+  # an output named m (the handle's name in the header) and a variable n
+  printf '%s\n' 'n = Variable("n", 1, 16).bind(4)' 'x = input("x", (n, 3))' 'w = input("w", (3, 5))' \
+    'y = (x @ w).relu()' 'output("y", y)' 'output("m", y.max(0))' 'output("t", x.sum())' >k.tg
+  tg-trace k.tg | tg-schedule -o k.sched
+  tg-codegen k.sched --emit c --name mlp -o lib
+  grep -q '^int mlp_run(mlp\* _m, const float\* x, const float\* w, float\* y, float\* m, float\* t, int n);$' lib/mlp.h
+  grep -q '^// var    n: an int in \[1, 16\]' lib/mlp.h
+  "$PYTHON" -c '
+import numpy as np
+w = np.linspace(-1, 1, 15, dtype=np.float32).reshape(3, 5)
+np.save("w.npy", w); w.tofile("w.bin")
+for n in (3, 7):
+  x = (np.arange(n * 3, dtype=np.float32).reshape(n, 3) - 5) / 3
+  np.save(f"x{n}.npy", x); x.tofile(f"x{n}.bin")'
+  cat >main.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include "mlp.h"
+static void load(const char* path, void* p, size_t bytes) {
+  FILE* f = fopen(path, "rb");
+  if (!f || fread(p, 1, bytes, f) != bytes) exit(2);
+  fclose(f);
+}
+static void save(const char* path, const void* p, size_t bytes) {
+  FILE* f = fopen(path, "wb");
+  if (!f || fwrite(p, 1, bytes, f) != bytes) exit(3);
+  fclose(f);
+}
+int main(void) {
+  float x[16 * 3], w[15], y[16 * 5], m[5], t[1];
+  char path[32];
+  mlp* h = mlp_new();
+  if (!h) return 1;
+  load("w.bin", w, sizeof w);
+  if (mlp_run(h, x, w, y, m, t, 0) != -1 || mlp_run(h, x, w, y, m, t, 17) != -1) return 4;
+  for (int n = 3; n <= 7; n += 4) {
+    snprintf(path, sizeof path, "x%d.bin", n);
+    load(path, x, (size_t)n * 3 * sizeof(float));
+    if (mlp_run(h, x, w, y, m, t, n)) return 5;
+    snprintf(path, sizeof path, "c_y%d.bin", n);
+    save(path, y, (size_t)n * 5 * sizeof(float));
+    snprintf(path, sizeof path, "c_m%d.bin", n);
+    save(path, m, sizeof m);
+    snprintf(path, sizeof path, "c_t%d.bin", n);
+    save(path, t, sizeof t);
+  }
+  mlp_free(h);
+  return 0;
+}
+C
+  clang -std=c11 -O2 -march=native -Wall -Werror -Ilib main.c lib/mlp.c -lm -o main
+  ./main
+  tg-codegen k.sched -o p.bin
+  for n in 3 7; do
+    tg-run p.bin --var n=$n --in x=x$n.npy --in w=w.npy --out-dir want$n
+    for o in y m t; do
+      expect_eq "$("$PYTHON" -c "import numpy as np; print(np.fromfile('c_$o$n.bin', np.float32).tobytes() == np.load('want$n/$o.npy').tobytes())")" True
+    done
+  done
+}
+
+@test "tg-codegen --emit c refuses parameter names C cannot take, saying how to rename" {
+  printf '%s\n' 'tok = input("tok", (4,))' 'output("tok", tok + 1)' >d.tg
+  tg-trace d.tg | tg-schedule -o d.sched
+  run_split tg-codegen d.sched --emit c --name d -o lib
+  [ "$status" -eq 1 ]
+  expect_one_line_error tg-codegen "$err"
+  expect_contains "$err" "an input and an output are both named 'tok'"
+  expect_contains "$err" 'output("tok_out", ...)'
+  printf '%s\n' 'x = input("x", (4,))' 'output("for", x + 1)' >k.tg
+  tg-trace k.tg | tg-schedule -o k.sched
+  run_split tg-codegen k.sched --emit c --name k -o lib
+  [ "$status" -eq 1 ]
+  expect_contains "$err" "cannot export 'for': it is a C keyword"
+  [ ! -e lib ]
+}
+
 @test "tg-codegen --emit c refuses what it cannot export, with one clear line" {
   programs
   run_split tg-codegen demo.sched --emit c -o lib
