@@ -11,7 +11,8 @@ time per training step in tg (tg-run --steps), tinygrad (TinyJit) and numpy (han
 forward, backward and Adam); then the host launch cost per kernel (tiny kernels, CLANG and LLVM, 1
 and 2 threads), a kernel split over two threads and a small LSTM (--launch-only: just these); then
 the multi-device lines (scripts/bench_multi.py), the 1024 matmul's cache misses on two simulated
-cache hierarchies (scripts/bench_cache.py, valgrind) and ResNet-50 forward against ONNX Runtime
+cache hierarchies (scripts/bench_cache.py, valgrind), six small models of common architectures
+against ONNX Runtime (scripts/bench_models.py) and ResNet-50 forward against ONNX Runtime
 (scripts/bench_resnet.py).
 Timing lives here, never in pass/fail tests.
 """
@@ -375,8 +376,10 @@ def main():
                          env=env).returncode
   cache = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_cache.py"), "--bin", str(args.bin)],
                          env=env).returncode
+  models = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_models.py"), "--bin", str(args.bin)],
+                          env=env).returncode
   return subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_resnet.py"), "--bin", str(args.bin)],
-                        env=env).returncode or multi or cache
+                        env=env).returncode or multi or cache or models
 
 
 if __name__ == "__main__":
