@@ -13,9 +13,16 @@ namespace tg {
 
 namespace {
 
-// Lanes go to float32 kernels: every value is then a float vector or a scalar index.
-bool all_float32(const std::vector<const LazyOp*>& ops) {
-  return std::all_of(ops.begin(), ops.end(), [](const LazyOp* op) { return op->dtype() == DType::Float32; });
+// Lanes go to float32 kernels: every value loaded or stored is a float vector (or a scalar
+// index). Bools and ints may sit between (a ReLU6's compares, the sign logic of pow): the
+// linearizer computes them lane by lane into the WHERE or CAST that reads them and never
+// renders a vector of them (C has no bool vectors).
+bool lanes_fit_dtypes(const std::vector<const LazyOp*>& ops) {
+  return std::all_of(ops.begin(), ops.end(), [](const LazyOp* op) {
+    if (op->dtype() == DType::Float32) return true;
+    bool between = op->dtype() == DType::Bool || op->dtype() == DType::Int32;
+    return between && op->op != Op::LOAD && op->op != Op::STORE && !is_reduce(op->op);
+  });
 }
 
 bool stride_is(const std::optional<int64_t>& s, int64_t v) { return s && *s == v; }
@@ -41,7 +48,7 @@ void Kernel::unmask_broadcast_lanes(int axis, int64_t old_size) {
 
 void Kernel::host_optimizations() {
   const int widest = opts.vector_lanes;
-  if (widest <= 1 || opts.has_local || reduceops.size() > 1 || upcasted || !all_float32(lazyops))
+  if (widest <= 1 || opts.has_local || reduceops.size() > 1 || upcasted || !lanes_fit_dtypes(lazyops))
     return hand_coded_optimizations();
   const int fr = first_reduce();
   // the lane axis: the innermost output axis the (first) output is contiguous along.

@@ -861,7 +861,13 @@ private:
       if (at_lane(e, l).render() != (base + Expr(2 * l)).render()) return std::nullopt;
     return base;
   }
-  const UOp* lane(const UOp* u, int l) { return u->vcount > 1 ? g_.make(UOps::GEP, u->dtype, {u}, l) : u; }
+  // Lane l of u: a vector made of per-lane values gives that value back (so a vector of bools,
+  // which C cannot declare, is never read and never rendered), another vector a GEP.
+  const UOp* lane(const UOp* u, int l) {
+    if (u->vcount == 1) return u;
+    if (u->op == UOps::CAST && u->src.size() == size_t(u->vcount)) return u->src[size_t(l)];
+    return g_.make(UOps::GEP, u->dtype, {u}, l);
+  }
   const UOp* vectorize(DType dt, std::vector<const UOp*> parts) {
     return g_.make(UOps::CAST, dt, std::move(parts));
   }
@@ -893,14 +899,15 @@ private:
   }
   // Arithmetic C's vector extensions do lane-wise with a scalar broadcast, and RECIP, EXP2, LOG2
   // where the renderer has them (RendererOpts::vector_math); the rest goes lane by lane (the
-  // optimizer gives lanes only to float32 kernels, so results are float vectors).
+  // optimizer gives lanes only to float32 kernels: results are float vectors, or bools and ints
+  // that only lane() reads).
   const UOp* lane_alu(Op op, std::vector<const UOp*> src) {
     int n = 1;
     for (const UOp* s : src) n = std::max(n, s->vcount);
     if (n == 1) return g_.alu(op, std::move(src));
-    bool whole = op == Op::ADD || op == Op::MUL || op == Op::NEG || op == Op::MAX ||
-                 (k_.opts.vector_math && (op == Op::RECIP || op == Op::EXP2 || op == Op::LOG2) &&
-                  src[0]->dtype == DType::Float32);
+    bool floats = std::all_of(src.begin(), src.end(), [](const UOp* s) { return s->dtype == DType::Float32; });
+    bool whole = floats && (op == Op::ADD || op == Op::MUL || op == Op::NEG || op == Op::MAX ||
+                            (k_.opts.vector_math && (op == Op::RECIP || op == Op::EXP2 || op == Op::LOG2)));
     if (whole) {
       // (+ and * take a scalar operand as it is; MAX, a function, needs both as vectors)
       if (op == Op::MAX)
