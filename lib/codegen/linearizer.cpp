@@ -905,7 +905,8 @@ private:
     int n = 1;
     for (const UOp* s : src) n = std::max(n, s->vcount);
     if (n == 1) return g_.alu(op, std::move(src));
-    bool floats = std::all_of(src.begin(), src.end(), [](const UOp* s) { return s->dtype == DType::Float32; });
+    bool floats =
+        std::all_of(src.begin(), src.end(), [](const UOp* s) { return s->dtype == DType::Float32; });
     bool whole = floats && (op == Op::ADD || op == Op::MUL || op == Op::NEG || op == Op::MAX ||
                             (k_.opts.vector_math && (op == Op::RECIP || op == Op::EXP2 || op == Op::LOG2)));
     if (whole) {
