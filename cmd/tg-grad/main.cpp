@@ -22,8 +22,9 @@ int main(int argc, char** argv) {
     std::vector<std::string> notes;
     tg::Graph out = tg::gradient_graph(graph, wrt, loss, &notes);
     for (const std::string& n : notes) std::fprintf(stderr, "tg-grad: note: %s\n", n.c_str());
-    if (opts.dot)
-      tg::write_output(tg::graph_to_dot(out), opts.output, false);
+    if (opts.wants_dot())
+      tg::write_output(tg::graph_to_dot(out, {opts.dot_output, opts.dot_kernel, opts.dot_depth}), opts.output,
+                       false);
     else
       tg::write_output(tg::write_graph(out, opts.json), opts.output, !opts.json);
     return 0;

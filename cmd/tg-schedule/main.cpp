@@ -9,14 +9,15 @@ int main(int argc, char** argv) {
   CLI::App app{"Turn a graph (from tg-trace) into kernels to launch: fusion, realize points, buffers."};
   tg::ArtifactOptions opts;
   tg::add_artifact_options(app, opts, "graph artifact (default: stdin)");
-  tg::add_dot_option(app, opts);
+  tg::add_dot_option(app, opts, true);
   return tg::run_tool("tg-schedule", app, argc, argv, [&] {
     auto in = tg::read_input_shared(opts.input); // constants point into it
     tg::Graph graph = tg::read_graph(in->view(), in);
     tg::Schedule schedule = tg::schedule_graph(graph);
     tg::name_kernels(schedule);
-    if (opts.dot)
-      tg::write_output(tg::schedule_to_dot(schedule), opts.output, false);
+    if (opts.wants_dot())
+      tg::write_output(tg::schedule_to_dot(schedule, {opts.dot_output, opts.dot_kernel, opts.dot_depth}),
+                       opts.output, false);
     else
       tg::write_output(tg::write_schedule(schedule, opts.json), opts.output, !opts.json);
     return 0;

@@ -46,8 +46,9 @@ int main(int argc, char** argv) {
       std::fputs(e.traceback_text(source).c_str(), stderr);
       throw tg::Error(e.kind(), e.what());
     }
-    if (opts.dot)
-      tg::write_output(tg::graph_to_dot(graph), opts.output, false);
+    if (opts.wants_dot())
+      tg::write_output(tg::graph_to_dot(graph, {opts.dot_output, opts.dot_kernel, opts.dot_depth}),
+                       opts.output, false);
     else
       tg::write_output(tg::write_graph(graph, opts.json), opts.output, !opts.json);
     return 0;

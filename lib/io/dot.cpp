@@ -5,6 +5,8 @@
 
 #include "codegen/kernel.h"
 #include "shape/shapetracker.h"
+#include "util/error.h"
+#include "util/warn.h"
 
 namespace tg {
 
@@ -102,14 +104,78 @@ private:
   std::unordered_map<std::string, size_t> index_;
 };
 
-std::string graph_to_dot(const Graph& graph) {
+namespace {
+
+// Levels above `roots` (distance in source edges, capped at `depth` unless -1) of a DAG whose
+// sources `srcs(i)` gives: the indices kept. Breadth first, so each keeps its shortest distance.
+template <class Srcs>
+std::vector<char> within_depth(size_t n, const std::vector<size_t>& roots, int depth, Srcs srcs) {
+  std::vector<int> dist(n, -1);
+  std::vector<size_t> frontier;
+  for (size_t r : roots)
+    if (dist[r] < 0) dist[r] = 0, frontier.push_back(r);
+  for (size_t at = 0; at < frontier.size(); ++at) {
+    size_t i = frontier[at];
+    if (depth >= 0 && dist[i] >= depth) continue;
+    for (size_t s : srcs(i))
+      if (s < n && dist[s] < 0) dist[s] = dist[i] + 1, frontier.push_back(s);
+  }
+  std::vector<char> keep(n, 0);
+  for (size_t i = 0; i < n; ++i) keep[i] = dist[i] >= 0;
+  return keep;
+}
+
+template <class Named> std::string names_of(const std::vector<Named>& xs) {
+  std::string out;
+  for (const Named& x : xs) out += (out.empty() ? "" : ", ") + x.name;
+  return out.empty() ? "none" : out;
+}
+
+void warn_if_large(size_t boxes, const char* what, bool schedule) {
+  if (boxes <= kLargeDot) return;
+  warn("--dot: the " + std::string(what) + " has " + std::to_string(boxes) +
+       " boxes, which dot may take minutes to lay out; --dot-output NAME" +
+       (schedule ? ", --dot-kernel K" : "") + " or --dot-depth N draws a part");
+}
+
+} // namespace
+
+std::string graph_to_dot(const Graph& graph, const DotFilter& filter) {
+  std::vector<size_t> roots;
+  for (const GraphOutput& o : graph.outputs)
+    if (filter.output.empty() || o.name == filter.output) roots.push_back(size_t(o.node));
+  if (!filter.output.empty() && roots.empty())
+    fail("ValueError", "--dot-output '" + filter.output +
+                           "': the graph has no output of that name (it has: " + names_of(graph.outputs) +
+                           ")");
+  std::unordered_map<NodeId, NodeId> init_of; // a state's placeholder -> its first value
+  for (const GraphState& s : graph.states) init_of[s.node] = s.init;
+  std::vector<char> keep(graph.nodes.size(), 1);
+  if (!filter.empty())
+    keep = within_depth(graph.nodes.size(), roots, filter.depth, [&](size_t i) {
+      std::vector<size_t> s(graph.nodes[i].srcs.begin(), graph.nodes[i].srcs.end());
+      if (auto it = init_of.find(NodeId(i)); it != init_of.end()) s.push_back(size_t(it->second));
+      return s;
+    });
+  else
+    warn_if_large(graph.nodes.size(), "graph", false);
   std::string out =
       "digraph graph_artifact {\n  rankdir=TB;\n  node [fontname=\"monospace\", fontsize=10];\n";
   std::unordered_map<NodeId, std::string> role; // inputs, states: their names
   for (const GraphInput& in : graph.inputs) role[in.node] = "input " + in.name;
   for (const GraphState& s : graph.states) role[s.node] = "state " + s.name;
   DeviceClusters clusters;
+  std::vector<char> cut(graph.nodes.size(), 0); // left out, but a kept node's source: "..."
+  auto edge_from = [&](size_t s, size_t to) {
+    if (!keep[s] && !cut[s]) {
+      cut[s] = 1;
+      clusters.part("") +=
+          "  n" + std::to_string(s) + " [label=" + quoted(std::to_string(s) + ": ...") + ", style=dashed];\n";
+    }
+    edge_line(clusters.part(""), "n" + std::to_string(s), "n" + std::to_string(to));
+  };
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (!keep[i]) continue;
     const LazyNode& n = graph.nodes[i];
     std::string label = std::to_string(i) + ": " + short_name(n.op);
     if (auto it = role.find(NodeId(i)); it != role.end()) label += " (" + it->second + ")";
@@ -118,27 +184,74 @@ std::string graph_to_dot(const Graph& graph) {
     if (n.is_device_copy()) label += "\nfrom another device";
     label += "\n" + type_line(n.shape, n.dtype);
     node_line(clusters.part(n.device), "n" + std::to_string(i), label, fill_colour(n.op));
-    for (NodeId s : n.srcs) edge_line(clusters.part(""), "n" + std::to_string(s), "n" + std::to_string(i));
+    for (NodeId s : n.srcs) edge_from(size_t(s), i);
   }
   out += clusters.str();
   for (size_t o = 0; o < graph.outputs.size(); ++o) {
+    if (!keep[size_t(graph.outputs[o].node)] ||
+        (!filter.output.empty() && graph.outputs[o].name != filter.output))
+      continue;
     std::string id = "out" + std::to_string(o);
     out += "  " + id + " [label=" + quoted("output " + graph.outputs[o].name) + ", shape=ellipse];\n";
     edge_line(out, "n" + std::to_string(graph.outputs[o].node), id);
   }
   for (const GraphState& s : graph.states) {
     // the state's first value flows into its placeholder
+    if (!keep[size_t(s.node)] || !keep[size_t(s.init)]) continue;
     out += "  n" + std::to_string(s.init) + " -> n" + std::to_string(s.node) +
            " [style=dashed, label=\"init\"];\n";
   }
   return out + "}\n";
 }
 
-std::string schedule_to_dot(const Schedule& schedule) {
+std::string schedule_to_dot(const Schedule& schedule, const DotFilter& filter) {
+  const size_t nk = schedule.kernels.size();
+  // Kernels in data-flow order: a kernel's sources are the latest kernels before it that wrote
+  // the buffers it reads.
+  std::vector<std::vector<size_t>> kernel_srcs(nk);
+  std::unordered_map<int, size_t> writer;
+  for (size_t k = 0; k < nk; ++k) {
+    const ScheduleKernel& sk = schedule.kernels[k];
+    for (size_t i = sk.ast.size(); i < sk.bufs.size(); ++i)
+      if (auto it = writer.find(sk.bufs[i]); it != writer.end()) kernel_srcs[k].push_back(it->second);
+    for (size_t i = 0; i < sk.ast.size() && i < sk.bufs.size(); ++i) writer[sk.bufs[i]] = k;
+  }
+  std::vector<size_t> roots;
+  if (filter.kernel >= 0) {
+    if (size_t(filter.kernel) >= nk)
+      fail("ValueError", "--dot-kernel " + std::to_string(filter.kernel) + ": the schedule has " +
+                             std::to_string(nk) + " kernels" +
+                             (nk ? " (0 to " + std::to_string(nk - 1) + ")" : std::string()));
+    roots.push_back(size_t(filter.kernel));
+  }
+  bool named = false;
+  for (const NamedBuffer& o : schedule.outputs)
+    if (filter.kernel < 0 && (filter.output.empty() || o.name == filter.output)) {
+      named |= !filter.output.empty();
+      if (auto it = writer.find(o.buffer); it != writer.end()) roots.push_back(it->second);
+    }
+  if (!filter.output.empty() && filter.kernel < 0 && !named)
+    fail("ValueError",
+         "--dot-output '" + filter.output +
+             "': the schedule has no output of that name (it has: " + names_of(schedule.outputs) + ")");
+  std::vector<char> keep(nk, 1);
+  if (!filter.empty()) {
+    // a kernel alone unless a depth asks for the kernels before it
+    int depth = filter.kernel >= 0 && filter.depth < 0 ? 0 : filter.depth;
+    keep = within_depth(nk, roots, depth, [&](size_t k) { return kernel_srcs[k]; });
+  } else {
+    warn_if_large(nk + schedule.buffers.size(), "schedule", true);
+  }
+  std::vector<char> buffer_used(schedule.buffers.size(), filter.empty());
+  for (size_t k = 0; k < nk; ++k)
+    if (keep[k])
+      for (int b : schedule.kernels[k].bufs)
+        if (b >= 0 && size_t(b) < buffer_used.size()) buffer_used[size_t(b)] = 1;
   std::string out = "digraph schedule_artifact {\n  rankdir=TB;\n  compound=true;\n"
                     "  node [fontname=\"monospace\", fontsize=10];\n";
   DeviceClusters clusters;
   for (const BufferInfo& b : schedule.buffers) {
+    if (b.id >= 0 && size_t(b.id) < buffer_used.size() && !buffer_used[size_t(b.id)]) continue;
     static const char* kRole[] = {"input", "output", "", "constant", "state"};
     std::string label = "buf " + std::to_string(b.id);
     std::string r = kRole[int(b.role)];
@@ -148,7 +261,8 @@ std::string schedule_to_dot(const Schedule& schedule) {
               "cylinder");
   }
   std::string edges_out;
-  for (size_t k = 0; k < schedule.kernels.size(); ++k) {
+  for (size_t k = 0; k < nk; ++k) {
+    if (!keep[k]) continue;
     const ScheduleKernel& sk = schedule.kernels[k];
     std::string prefix = "k" + std::to_string(k) + "_";
     std::string& out = clusters.part(sk.device);

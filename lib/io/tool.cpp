@@ -134,14 +134,30 @@ void add_artifact_options(CLI::App& app, ArtifactOptions& options, const std::st
   app.add_flag("--json", options.json, "write JSON instead of the binary form");
 }
 
-void add_dot_option(CLI::App& app, ArtifactOptions& options) {
+void add_dot_option(CLI::App& app, ArtifactOptions& options, bool kernels) {
+  CLI::Option* json = app.get_option("--json");
   app.add_flag("--dot", options.dot, "write a Graphviz picture (DOT) instead of the artifact")
-      ->excludes(app.get_option("--json"));
+      ->excludes(json);
+  app.add_option("--dot-output", options.dot_output, "with --dot: only output NAME and what it depends on")
+      ->option_text("NAME")
+      ->excludes(json);
+  if (kernels)
+    app.add_option("--dot-kernel", options.dot_kernel,
+                   "with --dot: only kernel K (as numbered in the schedule, from 0) and its buffers")
+        ->option_text("K")
+        ->check(non_negative_integer())
+        ->excludes(json);
+  app.add_option("--dot-depth", options.dot_depth,
+                 "with --dot: only N levels of sources above the outputs (or the kernel)")
+      ->option_text("N")
+      ->check(non_negative_integer())
+      ->excludes(json);
 }
 
-CLI::Validator positive_integer() {
+namespace {
+CLI::Validator integer_at_least(long long least, const char* what, const char* description) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [=](std::string& text) -> std::string {
         size_t used = 0;
         long long v = 0;
         try {
@@ -149,12 +165,16 @@ CLI::Validator positive_integer() {
         } catch (const std::exception&) {
           used = 0;
         }
-        if (used != text.size() || used == 0 || v < 1)
-          return "expected a positive integer, got '" + text + "'";
+        if (used != text.size() || used == 0 || v < least)
+          return std::string("expected ") + what + ", got '" + text + "'";
         return {};
       },
-      "N>0");
+      description);
 }
+} // namespace
+
+CLI::Validator positive_integer() { return integer_at_least(1, "a positive integer", "N>0"); }
+CLI::Validator non_negative_integer() { return integer_at_least(0, "an integer >= 0", "N>=0"); }
 
 int run_tool(const char* tool, CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
   app.name(tool);

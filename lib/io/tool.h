@@ -28,14 +28,20 @@ struct ArtifactOptions {
   std::string output; // "" = stdout
   bool json = false;
   bool dot = false; // Graphviz instead of the artifact (add_dot_option)
+  // --dot-output NAME, --dot-kernel K, --dot-depth N: a part of the picture (each implies --dot)
+  std::string dot_output;
+  int dot_kernel = -1, dot_depth = -1;
+  bool wants_dot() const { return dot || !dot_output.empty() || dot_kernel >= 0 || dot_depth >= 0; }
 };
 void add_artifact_options(CLI::App& app, ArtifactOptions& options, const std::string& input_help);
 // --dot: write Graphviz instead of the artifact (tg-trace, tg-grad, tg-schedule); excludes --json.
-void add_dot_option(CLI::App& app, ArtifactOptions& options);
+// With it --dot-output and --dot-depth, and for a schedule (`kernels`) --dot-kernel.
+void add_dot_option(CLI::App& app, ArtifactOptions& options, bool kernels = false);
 
 // For counts (--steps, --repeat ...): "expected a positive integer, got '0'", where CLI11's
 // PositiveNumber prints a 300-digit range.
 CLI::Validator positive_integer();
+CLI::Validator non_negative_integer(); // the same for counts that may be 0 (--dot-depth)
 
 // Adds --version ("tg-NAME 0.1.0"), parses argv and runs body. Returns the exit code:
 // body's result; 0 after --help/--version; 2 for a usage error (one line on stderr);

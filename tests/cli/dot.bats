@@ -55,3 +55,66 @@ demo() { cp "$ROOT/examples/demo.tg" demo.tg; }
   [ "$status" -eq 2 ]
   [[ "$err" == "tg-trace: "*"excludes"* ]]
 }
+
+@test "--dot-output draws one output and what it depends on; --dot-depth cuts it, a cut source a dashed box" {
+  demo
+  run_split tg-trace demo.tg --dot-output total
+  [ "$status" -eq 0 ]
+  expect_contains "$out" 'label="output total"'
+  [[ "$out" != *'output probs'* && "$out" != *'(input x)'* && "$out" != *'...'* ]]
+  all=$(tg-trace demo.tg --dot | grep -cE '^  n[0-9]+ \[label=')
+  some=$(grep -cE '^  n[0-9]+ \[label=' <<<"$out")
+  [ "$some" -lt "$all" ]
+  run_split tg-trace demo.tg --dot-output probs --dot-depth 0
+  [ "$status" -eq 0 ]
+  expect_eq "$(grep -cE '^  n[0-9]+ \[label="[0-9]+: [A-Z]' <<<"$out")" 1
+  expect_contains "$out" ': ...", style=dashed'
+  dot -Tsvg <<<"$out" | grep -q '<svg'
+  # depth alone: that many levels above every output
+  run_split tg-trace demo.tg --dot-depth 1
+  [ "$status" -eq 0 ]
+  expect_contains "$out" 'label="output h"'
+  expect_contains "$out" 'label="output total"'
+}
+
+@test "tg-schedule --dot-kernel draws one kernel and its buffers, --dot-depth the kernels before it" {
+  demo
+  tg-trace demo.tg | tg-schedule --json >s.json
+  last=$(($(jq '.kernels | length' s.json) - 1))
+  run_split bash -o pipefail -c "tg-trace demo.tg | tg-schedule --dot-kernel $last"
+  [ "$status" -eq 0 ]
+  expect_eq "$(grep -c '^  subgraph cluster_[0-9]' <<<"$out")" 1
+  expect_contains "$out" "label=\"kernel $last "
+  run_split bash -o pipefail -c "tg-trace demo.tg | tg-schedule --dot-kernel $last --dot-depth 1"
+  [ "$(grep -c '^  subgraph cluster_[0-9]' <<<"$out")" -gt 1 ]
+  run_split bash -o pipefail -c "tg-trace demo.tg | tg-schedule --dot-output probs"
+  [ "$status" -eq 0 ]
+  expect_contains "$out" '(output probs)'
+  [[ "$out" != *'(output total)'* ]]
+  dot -Tsvg <<<"$out" | grep -q '<svg'
+}
+
+@test "--dot filters refuse what is not there, in one line" {
+  demo
+  run_split tg-trace demo.tg --dot-output nope
+  [ "$status" -eq 1 ]
+  expect_eq "$err" "tg-trace: --dot-output 'nope': the graph has no output of that name (it has: h, probs, total)"
+  run_split tg-trace demo.tg --dot-depth -1
+  [ "$status" -eq 2 ]
+  expect_eq "$err" "tg-trace: --dot-depth: expected an integer >= 0, got '-1' (see tg-trace --help)"
+  run_split bash -c 'tg-trace demo.tg | tg-schedule --dot-kernel 99'
+  [ "$status" -eq 1 ]
+  expect_contains "$err" "tg-schedule: --dot-kernel 99: the schedule has "
+  run_split tg-trace demo.tg --dot-output h --json
+  [ "$status" -eq 2 ]
+}
+
+@test "--dot on a large graph says how large and how to draw a part" {
+  printf '%s\n' 'x = input("x", (4,))' 'for i in range(250): x = x * 2 + i' 'output("y", x)' >big.tg
+  run_split tg-trace big.tg --dot
+  [ "$status" -eq 0 ]
+  expect_contains "$err" "tg-trace: warning: --dot: the graph has "
+  expect_contains "$err" "--dot-output NAME or --dot-depth N draws a part"
+  run_split tg-trace big.tg --dot-depth 3
+  expect_eq "$err" ""
+}
