@@ -27,6 +27,9 @@ bool lanes_fit_dtypes(const std::vector<const LazyOp*>& ops) {
 
 bool stride_is(const std::optional<int64_t>& s, int64_t v) { return s && *s == v; }
 
+// A reduce this long (elements per output) pays for gathering what is read once per output.
+constexpr int64_t kLongReduce = 256;
+
 } // namespace
 
 // PADTO masks every buffer's view to the axis' old size. The lane axis is an output axis: what
@@ -59,13 +62,28 @@ void Kernel::host_optimizations() {
   auto out_strides = sts[0].real_strides();
   // Inputs strided along it, or masked, are gathered lane by lane: that pays only when a register
   // tile reuses each gathered vector, so such an input must be broadcast along another output
-  // axis of a reduce kernel (a conv's image along its output channels).
+  // axis of a reduce kernel (a conv's image along its output channels). An input read only after
+  // the reduce (an optimizer's state beside a gradient) is read once per output: gathering it
+  // costs nothing next to the reduce.
+  std::vector<char> inside_reduce(bufs.size(), 0);
+  for (const KernelBuffer& b : earlybufs)
+    for (size_t i = 0; i < bufs.size(); ++i)
+      if (bufs[i] == b) inside_reduce[i] = 1;
+  int64_t reduce_len = 1;
+  for (int a = fr; a < shape_len(); ++a)
+    reduce_len =
+        full_shape()[size_t(a)].is_int() ? reduce_len * int64_t(full_shape()[size_t(a)]) : reduce_len;
+  // The output itself may be strided along the lanes (stored lane by lane) where the reduce is
+  // long enough to pay for it: a conv's weight gradient, [out, in, 5, 5], has no output axis a
+  // vector divides but its contiguous 5.
+  bool strided_out = false;
   auto lane_ok = [&](int a) {
-    if (!stride_is(out_strides[size_t(a)], 1)) return false;
+    if (!stride_is(out_strides[size_t(a)], 1) && !(strided_out && out_strides[size_t(a)])) return false;
     for (size_t b = n_outputs(); b < bufs.size(); ++b) {
       if (std::holds_alternative<ConstBuffer>(bufs[b])) continue;
       auto strides = sts[b].real_strides();
       if (stride_is(strides[size_t(a)], 0) || stride_is(strides[size_t(a)], 1)) continue;
+      if (reduceop() && !inside_reduce[b] && reduce_len >= kLongReduce) continue;
       bool reused = false;
       for (int o = 0; o < fr && reduceop(); ++o)
         reused |= o != a && full_shape()[size_t(o)] > 1 && stride_is(strides[size_t(o)], 0);
@@ -86,6 +104,10 @@ void Kernel::host_optimizations() {
   for (int w = widest; w >= 8 && lane_axis < 0; w /= 2) pick(w, false);
   for (int w = widest; w >= 8 && lane_axis < 0; w /= 2) pick(w, true);
   if (lane_axis < 0) pick(4, false);
+  if (lane_axis < 0 && reduceop() && reduce_len >= kLongReduce) {
+    strided_out = true;
+    for (int w = widest; w >= 4 && lane_axis < 0; w /= 2) pick(w, false);
+  }
   if (lane_axis < 0) return hand_coded_optimizations();
 
   if (pad) { // the lanes past the end are masked off
