@@ -27,8 +27,10 @@ bool lanes_fit_dtypes(const std::vector<const LazyOp*>& ops) {
 
 bool stride_is(const std::optional<int64_t>& s, int64_t v) { return s && *s == v; }
 
-// A reduce this long (elements per output) pays for gathering what is read once per output.
-constexpr int64_t kLongReduce = 256;
+// A reduce this long (elements per output) pays for what is gathered or stored lane by lane
+// once per output: a vector of outputs costs this many vector FMAs against `lanes` scalar
+// loads or stores.
+constexpr int64_t kLongReduce = 32;
 
 } // namespace
 
@@ -74,8 +76,8 @@ void Kernel::host_optimizations() {
     reduce_len =
         full_shape()[size_t(a)].is_int() ? reduce_len * int64_t(full_shape()[size_t(a)]) : reduce_len;
   // The output itself may be strided along the lanes (stored lane by lane) where the reduce is
-  // long enough to pay for it: a conv's weight gradient, [out, in, 5, 5], has no output axis a
-  // vector divides but its contiguous 5.
+  // long enough to pay for it: a conv's weight gradient, [out, in, 5, 5], has no contiguous
+  // output axis a vector divides (its 5).
   bool strided_out = false;
   auto lane_ok = [&](int a) {
     if (!stride_is(out_strides[size_t(a)], 1) && !(strided_out && out_strides[size_t(a)])) return false;
