@@ -21,7 +21,9 @@ bool lanes_fit_dtypes(const std::vector<const LazyOp*>& ops) {
   return std::all_of(ops.begin(), ops.end(), [](const LazyOp* op) {
     if (op->dtype() == DType::Float32) return true;
     bool between = op->dtype() == DType::Bool || op->dtype() == DType::Int32;
-    return between && op->op != Op::LOAD && op->op != Op::STORE && !is_reduce(op->op);
+    // (no integer division: a padded lane computes on zeros, and x/0 traps on ints)
+    return between && op->op != Op::LOAD && op->op != Op::STORE && !is_reduce(op->op) && op->op != Op::IDIV &&
+           op->op != Op::MOD;
   });
 }
 
@@ -80,7 +82,9 @@ void Kernel::host_optimizations() {
   // output axis a vector divides (its 5).
   bool strided_out = false;
   auto lane_ok = [&](int a) {
-    if (!stride_is(out_strides[size_t(a)], 1) && !(strided_out && out_strides[size_t(a)])) return false;
+    if (!stride_is(out_strides[size_t(a)], 1) &&
+        !(strided_out && out_strides[size_t(a)] && *out_strides[size_t(a)] != 0))
+      return false;
     for (size_t b = n_outputs(); b < bufs.size(); ++b) {
       if (std::holds_alternative<ConstBuffer>(bufs[b])) continue;
       auto strides = sts[b].real_strides();

@@ -141,9 +141,11 @@ void warn_if_large(size_t boxes, const char* what, bool schedule) {
 } // namespace
 
 std::string graph_to_dot(const Graph& graph, const DotFilter& filter) {
-  std::vector<size_t> roots;
+  std::vector<size_t> roots; // the outputs (or the one named); without a name the states' updates too
   for (const GraphOutput& o : graph.outputs)
     if (filter.output.empty() || o.name == filter.output) roots.push_back(size_t(o.node));
+  if (filter.output.empty())
+    for (NodeId a : graph.assigns) roots.push_back(size_t(a));
   if (!filter.output.empty() && roots.empty())
     fail("ValueError", "--dot-output '" + filter.output +
                            "': the graph has no output of that name (it has: " + names_of(graph.outputs) +
@@ -224,12 +226,21 @@ std::string schedule_to_dot(const Schedule& schedule, const DotFilter& filter) {
                              (nk ? " (0 to " + std::to_string(nk - 1) + ")" : std::string()));
     roots.push_back(size_t(filter.kernel));
   }
+  if (filter.kernel >= 0 && !filter.output.empty())
+    fail("ValueError", "--dot-kernel and --dot-output each pick the part to draw: give one");
   bool named = false;
+  int named_buffer = -1;
+  auto root_at_writer = [&](int buffer) {
+    if (auto it = writer.find(buffer); it != writer.end()) roots.push_back(it->second);
+  };
   for (const NamedBuffer& o : schedule.outputs)
     if (filter.kernel < 0 && (filter.output.empty() || o.name == filter.output)) {
       named |= !filter.output.empty();
-      if (auto it = writer.find(o.buffer); it != writer.end()) roots.push_back(it->second);
+      if (!filter.output.empty()) named_buffer = o.buffer;
+      root_at_writer(o.buffer);
     }
+  if (filter.kernel < 0 && filter.output.empty()) // the states' updates are results too
+    for (const NamedBuffer& s : schedule.states) root_at_writer(s.buffer);
   if (!filter.output.empty() && filter.kernel < 0 && !named)
     fail("ValueError",
          "--dot-output '" + filter.output +
@@ -243,6 +254,7 @@ std::string schedule_to_dot(const Schedule& schedule, const DotFilter& filter) {
     warn_if_large(nk + schedule.buffers.size(), "schedule", true);
   }
   std::vector<char> buffer_used(schedule.buffers.size(), filter.empty());
+  if (named_buffer >= 0 && size_t(named_buffer) < buffer_used.size()) buffer_used[size_t(named_buffer)] = 1;
   for (size_t k = 0; k < nk; ++k)
     if (keep[k])
       for (int b : schedule.kernels[k].bufs)

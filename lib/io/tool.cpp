@@ -1,6 +1,7 @@
 #include "io/tool.h"
 
 #include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -155,7 +156,7 @@ void add_dot_option(CLI::App& app, ArtifactOptions& options, bool kernels) {
 }
 
 namespace {
-CLI::Validator integer_at_least(long long least, const char* what, const char* description) {
+CLI::Validator integer_in(long long least, long long most, const char* what, const char* description) {
   return CLI::Validator(
       [=](std::string& text) -> std::string {
         size_t used = 0;
@@ -165,7 +166,7 @@ CLI::Validator integer_at_least(long long least, const char* what, const char* d
         } catch (const std::exception&) {
           used = 0;
         }
-        if (used != text.size() || used == 0 || v < least)
+        if (used != text.size() || used == 0 || v < least || v > most)
           return std::string("expected ") + what + ", got '" + text + "'";
         return {};
       },
@@ -173,8 +174,8 @@ CLI::Validator integer_at_least(long long least, const char* what, const char* d
 }
 } // namespace
 
-CLI::Validator positive_integer() { return integer_at_least(1, "a positive integer", "N>0"); }
-CLI::Validator non_negative_integer() { return integer_at_least(0, "an integer >= 0", "N>=0"); }
+CLI::Validator positive_integer() { return integer_in(1, LLONG_MAX, "a positive integer", "N>0"); }
+CLI::Validator non_negative_integer() { return integer_in(0, INT_MAX, "an integer >= 0", "N>=0"); }
 
 int run_tool(const char* tool, CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
   app.name(tool);

@@ -41,7 +41,7 @@ void add_dot_option(CLI::App& app, ArtifactOptions& options, bool kernels = fals
 // For counts (--steps, --repeat ...): "expected a positive integer, got '0'", where CLI11's
 // PositiveNumber prints a 300-digit range.
 CLI::Validator positive_integer();
-CLI::Validator non_negative_integer(); // the same for counts that may be 0 (--dot-depth)
+CLI::Validator non_negative_integer(); // an int that may be 0 (--dot-depth)
 
 // Adds --version ("tg-NAME 0.1.0"), parses argv and runs body. Returns the exit code:
 // body's result; 0 after --help/--version; 2 for a usage error (one line on stderr);

@@ -107,6 +107,21 @@ demo() { cp "$ROOT/examples/demo.tg" demo.tg; }
   expect_contains "$err" "tg-schedule: --dot-kernel 99: the schedule has "
   run_split tg-trace demo.tg --dot-output h --json
   [ "$status" -eq 2 ]
+  run_split bash -c 'tg-trace demo.tg | tg-schedule --dot-kernel 0 --dot-output h'
+  [ "$status" -eq 1 ]
+  expect_contains "$err" "tg-schedule: --dot-kernel and --dot-output each pick the part to draw: give one"
+}
+
+@test "--dot-depth alone keeps the states' updates of a training step, not only its outputs" {
+  printf '%s\n' 'Tensor.training = True' 'x = input("x", (4, 3))' 'w = Tensor([[0.5], [-0.25], [1.0]]).realize()' \
+    'opt = nn.optim.SGD([w], lr=0.1)' 'loss = (x @ w).square().mean()' 'opt.zero_grad()' 'loss.backward()' \
+    'opt.step()' 'output("loss", loss)' >t.tg
+  run_split tg-trace t.tg --dot-depth 0
+  [ "$status" -eq 0 ]
+  expect_contains "$out" 'ASSIGN'
+  run_split bash -o pipefail -c 'tg-trace t.tg | tg-schedule --dot-depth 0'
+  [ "$status" -eq 0 ]
+  expect_contains "$out" '(state '
 }
 
 @test "--dot on a large graph says how large and how to draw a part" {

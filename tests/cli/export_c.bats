@@ -197,7 +197,7 @@ C
   tg-trace k.tg | tg-schedule -o k.sched
   run_split tg-codegen k.sched --emit c --name k -o lib
   [ "$status" -eq 1 ]
-  expect_contains "$err" "cannot export 'for': it is a C keyword"
+  expect_contains "$err" "cannot export 'for': it is a C or C++ keyword"
   [ ! -e lib ]
 }
 

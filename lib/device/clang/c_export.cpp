@@ -103,7 +103,7 @@ std::string c_dim(const sint& d) {
       size_t end = i;
       while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
         ++end;
-      out += "m->v_" + text.substr(i, end - i);
+      out += "((long long)m->v_" + text.substr(i, end - i) + ")"; // (no int overflow in sizes)
       i = end;
     } else {
       out += text[i++];
@@ -112,17 +112,23 @@ std::string c_dim(const sint& d) {
   return out;
 }
 
-// C11's keywords, which no parameter may be named.
+// C11's keywords, and C++'s and C23's (the header is for C++ callers too), which no parameter
+// may be named.
 bool is_c_keyword(const std::string& s) {
   static const std::set<std::string> kKeywords = {
-      "auto",           "break",        "case",     "char",     "const",      "continue",
-      "default",        "do",           "double",   "else",     "enum",       "extern",
-      "float",          "for",          "goto",     "if",       "inline",     "int",
-      "long",           "register",     "restrict", "return",   "short",      "signed",
-      "sizeof",         "static",       "struct",   "switch",   "typedef",    "union",
-      "unsigned",       "void",         "volatile", "while",    "_Alignas",   "_Alignof",
-      "_Atomic",        "_Bool",        "_Complex", "_Generic", "_Imaginary", "_Noreturn",
-      "_Static_assert", "_Thread_local"};
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+      "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+      "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+      "volatile", "while", "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary",
+      "_Noreturn", "_Static_assert", "_Thread_local",
+      // C++ and C23
+      "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch", "char8_t", "char16_t",
+      "char32_t", "class", "compl", "concept", "consteval", "constexpr", "constinit", "const_cast",
+      "co_await", "co_return", "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export",
+      "false", "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator",
+      "or", "or_eq", "private", "protected", "public", "reinterpret_cast", "requires", "static_assert",
+      "static_cast", "template", "this", "thread_local", "throw", "true", "try", "typeid", "typename",
+      "typeof", "typeof_unqual", "using", "virtual", "wchar_t", "xor", "xor_eq"};
   return kKeywords.count(s) > 0;
 }
 
@@ -157,7 +163,8 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
       if (!is_identifier(nb.name))
         fail("ValueError", "cannot export '" + nb.name + "': input and output names must be C identifiers");
       if (is_c_keyword(nb.name))
-        fail("ValueError", "cannot export '" + nb.name + "': it is a C keyword; rename it in the script");
+        fail("ValueError",
+             "cannot export '" + nb.name + "': it is a C or C++ keyword; rename it in the script");
       if (!params.insert(nb.name).second)
         fail("ValueError", "cannot export: an input and an output are both named '" + nb.name +
                                "', and C parameters need distinct names: rename one in the script "
@@ -182,7 +189,8 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
   // NAME_run's parameters: the program's names in the header; in the definition _m, _p0, _p1
   // ... (an input named m or memcpy would shadow what the body uses).
   auto run_signature = [&](bool header) {
-    std::string handle = header && !params.count("m") ? "m" : "_m";
+    std::string handle = header ? "m" : "_m";
+    while (header && params.count(handle)) handle = "_" + handle;
     std::string sig = "int " + N + "_run(" + N + "* " + handle;
     size_t i = 0;
     auto param = [&](const std::string& name) { return header ? name : "_p" + std::to_string(i++); };
