@@ -32,14 +32,17 @@ int main(int argc, char** argv) {
     std::string name = !code.empty()                             ? "<expr>"
                        : opts.input.empty() || opts.input == "-" ? "<stdin>"
                                                                  : opts.input;
-    std::string source = !code.empty() ? code : tg::read_input(opts.input);
+    // read once: an ONNX model (100 MB) is parsed from the buffer, only a script is copied out
+    auto in = code.empty() ? tg::read_input_shared(opts.input) : nullptr;
+    std::string source;
     tg::Graph graph;
     try {
-      if (auto model = code.empty() ? tg::parse_onnx(source) : nullptr) {
+      if (auto model = in ? tg::parse_onnx(in->view()) : nullptr) {
         std::map<std::string, tg::HostBuffer> frozen; // --arg NAME=FILE.npy: an input bound to a constant
         for (const auto& [arg, path] : so.args) frozen[arg] = tg::read_npy(path);
         graph = tg::trace_onnx(model, name, frozen);
       } else {
+        source = in ? std::string(in->view()) : code;
         graph = tg::trace_script(source, name, so);
       }
     } catch (const tg::ScriptError& e) { // Python's traceback, then tg's one line
