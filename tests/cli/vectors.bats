@@ -56,7 +56,7 @@ for o in ["mm", "conv", "e", "s", "m"]: np.testing.assert_allclose(np.load(f"out
   expect_eq "$(jq -c '[.kernels[].src]' r.json)" "$(jq -c '[.kernels[].src]' t.json)"
 }
 
-@test "the matmul gets a register tile: 8 rows by 2 vectors of b (AVX-512), 8 rows by 1 (AVX)" {
+@test "the matmul gets a register tile: 8 rows by 2 vectors of b (AVX-512), 4 rows by 2 (AVX)" {
   printf '%s\n' 'a = input("a", (64, 64))' 'b = input("b", (64, 64))' 'output("c", a @ b)' >mm.tg
   tg-trace mm.tg | tg-schedule -o mm.bin
   TG_VECTOR_LANES=16 tg-codegen --json mm.bin -o mm16.json
@@ -65,7 +65,7 @@ for o in ["mm", "conv", "e", "s", "m"]: np.testing.assert_allclose(np.load(f"out
   expect_eq "$(grep -c 'floatx16 acc' <<<"$src")" "16"
   expect_eq "$(grep -c 'tg_vload_floatx16(data2' <<<"$src")" "2"
   TG_VECTOR_LANES=8 tg-codegen --json mm.bin -o mm8.json
-  expect_eq "$(jq -r '.kernels[0].name' mm8.json)" "r_8_8_64_8_8"
+  expect_eq "$(jq -r '.kernels[0].name' mm8.json)" "r_4_16_64_8_4_2"
   expect_eq "$(jq -r '.kernels[0].src' mm8.json | grep -c 'floatx8 acc')" "8"
 }
 
@@ -129,6 +129,16 @@ PY
     if jq -r '.kernels[].src' v$lanes.json | grep -q "exp2(alu[0-9]*\[0\])"; then echo "exp2 lane by lane"; return 1; fi
     tg-run v$lanes.json --in x=x.npy --out-dir out$lanes >/dev/null
     jq -r '.kernels[].src' v$lanes.json | grep -q "tg_vlog2_floatx$lanes("
-    for o in s m e q l; do cmp ref/$o.npy out$lanes/$o.npy || { echo "lanes=$lanes: $o differs"; return 1; }; done
+    # bit for bit, except a NaN's sign: which operand's NaN an add returns is the compiler's
+    # choice (clang commutes floatx16 adds on AVX2)
+    "$PYTHON" - "$lanes" <<'PY'
+import sys
+import numpy as np
+for o in "smeql":
+  r, v = np.load(f"ref/{o}.npy"), np.load(f"out{sys.argv[1]}/{o}.npy")
+  assert (np.isnan(r) == np.isnan(v)).all(), f"lanes={sys.argv[1]}: {o}: NaN at other places"
+  same = np.isnan(r) | (r.view(np.uint32) == v.view(np.uint32))
+  assert same.all(), f"lanes={sys.argv[1]}: {o} differs at {np.argwhere(~same)[:4].tolist()}"
+PY
   done
 }
