@@ -155,13 +155,18 @@ Tensor Tensor::rand(const Shape& shape, std::optional<DType> dtype) {
   RngState& st = rng();
   int64_t half = py::ceildiv(num, 2);
   // _rng_counter is a realized one-element uint32 buffer in tinygrad; counts1 is realized too.
-  Tensor counter = from_list({in(st.counter)}, {1}, DType::UInt32, false);
+  // For one or two values tinygrad folds arange(1) + _rng_counter to the counter's own buffer,
+  // which the assign below then advances before the threefry kernel reads it: such a draw
+  // starts at counter + num (Tensor.rand(1) after manual_seed(0) is 0.32367265, not 0.21629542).
+  const uint32_t first = half == 1 ? uint32_t(st.counter + uint64_t(num)) : st.counter;
+  Tensor counter = from_list({in(first)}, {1}, DType::UInt32, false);
   if (!lazy_graph().states().empty()) {
     if (!st.step_counter) {
+      counter = from_list({in(st.counter)}, {1}, DType::UInt32, false); // the state's first value
       st.step_base = st.counter;
       st.step_counter = Tensor(counter.lazydata(), false).realize("_rng_counter");
     }
-    counter = st.step_counter->add(in(uint32_t(st.counter - st.step_base)));
+    counter = st.step_counter->add(in(uint32_t(first - st.step_base)));
   }
   Tensor counts1 = arange(in(half), std::nullopt, in(1), DType::UInt32).add(counter).contiguous();
   Tensor counts2 = counts1.add(in(half));
