@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "codegen/codegen.h"
 #include "codegen/stages.h"
@@ -12,6 +13,7 @@
 #include "io/known_programs.h"
 #include "io/tool.h"
 #include "launch/beam.h"
+#include "nn/safetensors.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Optimize and render each kernel of a schedule (from tg-schedule) for one device."};
@@ -49,6 +51,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--name", lib_name,
                  "with --emit c: the library's name, prefix of every symbol (a C identifier)");
+  std::string weights_path;
+  app.add_option("--weights", weights_path,
+                 "with --emit c: the safetensors file the script loaded; its tensors are left out of "
+                 "NAME.c and NAME_load(m, path) reads them")
+      ->option_text("FILE.safetensors");
   std::vector<std::string> print_after;
   std::string stages;
   for (std::string_view n : tg::stage_names()) stages += (stages.empty() ? "" : ", ") + std::string(n);
@@ -138,7 +145,9 @@ int main(int argc, char** argv) {
       if (renderer.opts().device != "CLANG")
         tg::fail("ValueError",
                  "--emit c renders C for the host: use --device CLANG (the default), not " + device);
-      tg::CLibrary lib = tg::export_c_library(schedule, lib_name, options);
+      std::optional<tg::nn::SafeFile> weights;
+      if (!weights_path.empty()) weights = tg::nn::load_safetensors(weights_path);
+      tg::CLibrary lib = tg::export_c_library(schedule, lib_name, options, weights ? &*weights : nullptr);
       std::error_code ec;
       std::filesystem::create_directories(opts.output, ec);
       if (ec) tg::fail("OSError", "-o " + opts.output + ": cannot create the folder: " + ec.message());
@@ -146,6 +155,7 @@ int main(int argc, char** argv) {
       tg::write_files_atomic({{dir + ".h", lib.header}, {dir + ".c", lib.source}});
       return 0;
     }
+    if (!weights_path.empty()) tg::fail("ValueError", "--weights is for --emit c");
     tg::Program program = tg::codegen_schedule(schedule, renderer, options);
     tg::remember_program(program); // tg-run trusts its extents (io/known_programs.h)
     tg::write_output(tg::write_program(program, opts.json), opts.output, !opts.json);

@@ -219,3 +219,88 @@ C
   [[ "$err" == *"draws random numbers on the host"*"THREEFRY=1"* ]]
   [ ! -e lib ]
 }
+
+@test "--weights FILE leaves the script's safetensors weights out of NAME.c; NAME_load reads them, checked" {
+  need_python
+  "$PYTHON" - <<'PY'
+import numpy as np
+from safetensors.numpy import save_file
+r = np.random.default_rng(4)
+w = {"l1.weight": r.standard_normal((32, 16)), "l1.bias": r.standard_normal(32),
+     "l2.weight": r.standard_normal((4, 32)), "l2.bias": r.standard_normal(4)}
+w = {k: v.astype(np.float32) for k, v in w.items()}
+save_file(w, "w.safetensors")
+save_file({k: v * 2 for k, v in w.items()}, "tuned.safetensors")
+save_file({**w, "l1.weight": w["l1.weight"][:16]}, "shape.safetensors")
+save_file({k: v for k, v in w.items() if k != "l2.bias"}, "missing.safetensors")
+np.save("x.npy", r.standard_normal((2, 16)).astype(np.float32))
+np.load("x.npy").tofile("x.bin")
+PY
+  cat >m.tg <<'TG'
+class Net:
+  def __init__(self):
+    self.l1 = nn.Linear(16, 32)
+    self.l2 = nn.Linear(32, 4)
+  def __call__(self, x): return self.l2(self.l1(x).relu())
+model = Net()
+nn.state.load_state_dict(model, nn.state.safe_load(args["w"]))
+output("y", model(input("x", (2, 16))))
+TG
+  tg-trace m.tg --arg w=w.safetensors | tg-schedule -o m.sched
+  tg-codegen m.sched --emit c --name mlp -o lib --weights w.safetensors
+  tg-codegen m.sched --emit c --name emb -o lib
+  # the 2.7 KB of weights are in emb.c as byte lists, not in mlp.c
+  expect_eq "$(grep -c 'mlp_data' lib/mlp.c)" "0"
+  [ "$(grep -c 'emb_data' lib/emb.c)" -gt 0 ]
+  grep -q '^// weight "l1.weight": F32 (32, 16)$' lib/mlp.h
+  grep -q '^int mlp_load(mlp\* m, const char\* path);$' lib/mlp.h
+  cat >main.c <<'C'
+#include <stdio.h>
+#include "mlp.h"
+/* main X.bin OUT.bin FILE... : loads each FILE in turn, then runs once */
+int main(int argc, char** argv) {
+  float x[32], y[8];
+  FILE* f = fopen(argv[1], "rb");
+  if (fread(x, sizeof x, 1, f) != 1) return 9;
+  fclose(f);
+  mlp* m = mlp_new();
+  printf("before %d\n", mlp_run(m, x, y));
+  for (int a = 3; a < argc; ++a) {
+    int rc = mlp_load(m, argv[a]);
+    printf("load %d %s\n", rc, rc ? mlp_error(m) : "ok");
+  }
+  int rc = mlp_run(m, x, y);
+  printf("run %d\n", rc);
+  if (rc == 0) { f = fopen(argv[2], "wb"); fwrite(y, sizeof y, 1, f); fclose(f); }
+  mlp_free(m);
+  return 0;
+}
+C
+  # compiled as tg-run compiles kernels, so the bits must agree
+  clang -std=c11 -O2 -march=native -Wall -Werror -Ilib main.c lib/mlp.c -lm -o main
+  run ./main x.bin y.bin w.safetensors
+  expect_eq "$output" "$(printf 'before -2\nload 0 ok\nrun 0')"
+  tg-codegen m.sched | tg-run --in x=x.npy --out-dir r >/dev/null
+  expect_eq "$(npy_eval r/y.npy "np.array_equal(a, np.fromfile('y.bin', np.float32).reshape(2, 4))")" True
+  # another file of the same names, dtypes and shapes: its weights, as tg-run computes them
+  ./main x.bin tuned.bin tuned.safetensors >/dev/null
+  tg-trace m.tg --arg w=tuned.safetensors | tg-schedule | tg-codegen | tg-run --in x=x.npy --out-dir t >/dev/null
+  expect_eq "$(npy_eval t/y.npy "np.array_equal(a, np.fromfile('tuned.bin', np.float32).reshape(2, 4))")" True
+  # files that do not fit are refused with the weight and what differs; a failed load runs nothing
+  printf 'junk' >junk.safetensors
+  run ./main x.bin bad.bin w.safetensors shape.safetensors missing.safetensors junk.safetensors nothere.safetensors
+  expect_eq "$output" "$(printf '%s\n' 'before -2' 'load 0 ok' "load -1 another shape than the program's: l1.weight" \
+    'load -1 the file has no tensor l2.bias' \
+    'load -1 not a safetensors file (shorter than 8 bytes): junk.safetensors' \
+    'load -1 cannot open nothere.safetensors' 'run -2')"
+  [ ! -e bad.bin ]
+  # a file the script did not load, and --weights without --emit c: one line each
+  "$PYTHON" -c 'from safetensors.numpy import save_file; import numpy as np; save_file({"z": np.zeros(3, np.float32)}, "other.safetensors")'
+  run_split tg-codegen m.sched --emit c --name o -o lib2 --weights other.safetensors
+  expect_one_line_error tg-codegen "$err"
+  expect_contains "$err" "--weights: no constant of the program is a tensor of that file"
+  [ ! -e lib2/o.c ]
+  run_split tg-codegen m.sched --weights w.safetensors -o p.bin
+  expect_one_line_error tg-codegen "$err"
+  expect_contains "$err" "--weights is for --emit c"
+}

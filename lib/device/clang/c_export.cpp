@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <set>
 
+#include "device/clang/c_export_loader.h"
 #include "device/clang/clang_renderer.h"
+#include "nn/safetensors.h"
 #include "util/error.h"
 #include "util/identifier.h"
 
@@ -47,6 +49,21 @@ private:
   }
   std::string prefix_;
 };
+
+// The text of a C string literal holding s.
+std::string c_string_body(const std::string& s) {
+  std::string lit;
+  for (char ch : s)
+    if (ch == '"' || ch == '\\')
+      lit += std::string("\\") + ch;
+    else if (static_cast<unsigned char>(ch) < 0x20) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\%03o", static_cast<unsigned char>(ch));
+      lit += esc;
+    } else
+      lit += ch;
+  return lit;
+}
 
 // The bytes of a constant buffer as a C initializer, 16 to a line.
 std::string byte_list(const Blob& data) {
@@ -148,10 +165,68 @@ std::string shape_comment(const NamedBuffer& nb) {
 
 } // namespace
 
-CLibrary export_c_library(const Schedule& schedule, const std::string& name, const CodegenOptions& options) {
+namespace {
+
+// A constant of the program that NAME_load reads from a safetensors file instead of NAME.c.
+struct LoadedWeight {
+  const nn::SafeTensor* tensor;
+  int buffer;
+};
+
+// The constants whose bytes are exactly one tensor of `file` (each tensor used once), leaving
+// out those an init kernel reads: NAME_new runs those before NAME_load could fill them.
+std::vector<LoadedWeight> weights_in_file(const Program& p, const nn::SafeFile& file) {
+  std::set<int> read_at_init;
+  for (const ProgramKernel& k : p.kernels)
+    if (k.init) read_at_init.insert(k.bufs.begin(), k.bufs.end());
+  std::vector<LoadedWeight> out;
+  std::set<const nn::SafeTensor*> taken;
+  for (const BufferInfo& b : p.buffers) {
+    if (b.role != BufferRole::Constant || b.data.empty() || read_at_init.count(b.id)) continue;
+    const nn::SafeTensor* match = nullptr;
+    int matches = 0;
+    for (const nn::SafeTensor& t : file.tensors)
+      if (t.dtype == b.dtype && t.shape.size() <= 8 && t.data.size() == b.data.size() &&
+          std::equal(t.data.begin(), t.data.end(), b.data.begin()))
+        match = &t, ++matches;
+    if (matches == 1 && taken.insert(match).second) out.push_back({match, b.id});
+  }
+  return out;
+}
+
+// NAME_weights: what NAME_load checks and where it writes, one row per weight.
+std::string weight_table(const std::string& N, const std::vector<LoadedWeight>& weights) {
+  std::string c = "typedef struct {\n  const char* name;\n  const char* dtype;\n  int ndim;\n  long long "
+                  "shape[8];\n  int buf;\n  size_t bytes;\n} " +
+                  N + "_weight;\n\nstatic const " + N + "_weight " + N + "_weights[" +
+                  std::to_string(weights.size()) + "] = {\n";
+  for (const LoadedWeight& w : weights) {
+    std::string shape;
+    for (int64_t d : w.tensor->shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    c += "  {\"" + c_string_body(w.tensor->name) + "\", \"" +
+         std::string(nn::safetensors_dtype_name(w.tensor->dtype)) + "\", " +
+         std::to_string(w.tensor->shape.size()) + ", {" + (shape.empty() ? "0" : shape) + "}, " +
+         std::to_string(w.buffer) + ", " + std::to_string(w.tensor->data.size()) + "},\n";
+  }
+  return c + "};\n";
+}
+
+} // namespace
+
+CLibrary export_c_library(const Schedule& schedule, const std::string& name, const CodegenOptions& options,
+                          const nn::SafeFile* weights_file) {
   if (!is_identifier(name)) fail("ValueError", "--name '" + name + "' is not a C identifier");
   ExportRenderer renderer(name + "_");
   Program p = codegen_schedule(schedule, renderer, options);
+  std::vector<LoadedWeight> weights;
+  std::set<int> loaded_bufs;
+  if (weights_file) {
+    weights = weights_in_file(p, *weights_file);
+    if (weights.empty())
+      fail("ValueError", "--weights: no constant of the program is a tensor of that file (did the script "
+                         "safe_load another file?)");
+    for (const LoadedWeight& w : weights) loaded_bufs.insert(w.buffer);
+  }
   // element types as the kernels declare their buffers
   auto c_type = [&](DType dt) { return renderer.render_dtype(dt, false); };
   const std::string N = name;
@@ -205,7 +280,21 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
     h += "// var    " + v.name + ": an int in [" + std::to_string(v.min) + ", " + std::to_string(v.max) +
          "] (the script bound " + std::to_string(v.value) + ")\n";
   if (!p.vars.empty()) h += "// Returns 0, or -1 (and runs nothing) when a variable is out of its range.\n";
+  if (!weights.empty()) h += "// Returns -2 (and runs nothing) until the weights are loaded.\n";
   h += run_signature(true) + ";\n";
+  if (!weights.empty()) {
+    h += "// The weights are not in " + N + ".c: " + N +
+         "_load fills them from a safetensors file (the one the script\n// loaded, or another with the "
+         "same names, dtypes and shapes). Returns 0, or -1 with the reason in\n// " +
+         N + "_error(m); nothing is run before every weight is there.\n";
+    for (const LoadedWeight& w : weights) {
+      std::string shape;
+      for (int64_t d : w.tensor->shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+      h += "// weight \"" + w.tensor->name +
+           "\": " + std::string(nn::safetensors_dtype_name(w.tensor->dtype)) + " (" + shape + ")\n";
+    }
+    h += "int " + N + "_load(" + N + "* m, const char* path);\nconst char* " + N + "_error(" + N + "* m);\n";
+  }
   h += "// A state's storage (its bytes in *bytes if not NULL), to read it or to load saved values;\n"
        "// NULL for a name that is not a state.\n";
   for (const NamedBuffer& nb : p.states) h += "// state  \"" + nb.name + "\": " + shape_comment(nb) + "\n";
@@ -216,9 +305,11 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
   h += "int " + N + "_set_threads(" + N + "* m, int threads);\n\n";
   h += "#ifdef __cplusplus\n}\n#endif\n";
 
-  std::string c =
-      "// " + N + ".c: generated by tg-codegen --emit c; C11, no dependencies.\n#include \"" + N +
-      ".h\"\n\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n#include <tgmath.h>\n\n";
+  std::string c = "// " + N + ".c: generated by tg-codegen --emit c; C11, no dependencies.\n#include \"" + N +
+                  ".h\"\n\n#include <stdint.h>\n" + (weights.empty() ? "" : "#include <stdio.h>\n") +
+                  "#include <stdlib.h>\n#include <string.h>\n#include <tgmath.h>\n\n"
+                  "#ifdef __clang__ /* the vector helpers some kernel does not use (clang -Wall) */\n"
+                  "#pragma clang diagnostic ignored \"-Wunused-function\"\n#endif\n\n";
   for (const ProgramKernel& k : p.kernels) {
     if (!k.custom.empty())
       fail("ValueError",
@@ -230,14 +321,16 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
   size_t nbufs = 0;
   for (const BufferInfo& b : p.buffers) nbufs = std::max(nbufs, size_t(b.id) + 1);
   for (const BufferInfo& b : p.buffers)
-    if (b.role == BufferRole::Constant && !b.data.empty())
+    if (b.role == BufferRole::Constant && !b.data.empty() && !loaded_bufs.count(b.id))
       c += "static const unsigned char " + N + "_data" + std::to_string(b.id) + "[" +
            std::to_string(b.data.size()) + "] = {" + byte_list(b.data) + "};\n";
   // buffers sized for the variables' largest values; the variables of the run in progress
   std::string var_fields;
   for (const VarBinding& v : p.vars) var_fields += "  int v_" + v.name + ";\n";
+  if (!weights.empty()) var_fields += "  int loaded;\n  char error[256];\n";
   c += "\nstruct " + N + " {\n  void* buf[" + std::to_string(std::max<size_t>(nbufs, 1)) +
        "];\n  int threads;\n" + var_fields + "};\n\n";
+  if (!weights.empty()) c += weight_table(N, weights) + safetensors_loader_c(N) + "\n";
   c += "#define " + N + "_MAX_THREADS 256\n";
   c += "static const size_t " + N + "_bytes[" + std::to_string(std::max<size_t>(nbufs, 1)) + "] = {";
   {
@@ -290,13 +383,14 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
   c += "    if (!m->buf[i]) {\n      " + N + "_free(m);\n      return NULL;\n    }\n";
   c += "    memset(m->buf[i], 0, n ? n : 64);\n  }\n";
   for (const BufferInfo& b : p.buffers)
-    if (b.role == BufferRole::Constant && !b.data.empty())
+    if (b.role == BufferRole::Constant && !b.data.empty() && !loaded_bufs.count(b.id))
       c += "  memcpy(m->buf[" + std::to_string(b.id) + "], " + N + "_data" + std::to_string(b.id) +
            ", sizeof " + N + "_data" + std::to_string(b.id) + ");\n";
   c += launches(true) + "  return m;\n}\n\n";
   c += "void " + N + "_free(" + N + "* m) {\n  if (!m) return;\n";
   c += "  for (size_t i = 0; i < sizeof m->buf / sizeof m->buf[0]; ++i) free(m->buf[i]);\n  free(m);\n}\n\n";
   c += run_signature(false) + " {\n  " + N + "* m = _m;\n";
+  if (!weights.empty()) c += "  if (!m->loaded) return -2;\n";
   size_t arg = 0;
   std::vector<std::string> in_args, out_args, var_args;
   for (size_t k = 0; k < p.inputs.size(); ++k) in_args.push_back("_p" + std::to_string(arg++));
@@ -315,12 +409,14 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
          c_bytes(p.outputs[k]) + ");\n";
   c += "  return 0;\n}\n\n";
   c += "void* " + N + "_state(" + N + "* m, const char* name, size_t* bytes) {\n";
-  for (const NamedBuffer& nb : p.states) {
-    std::string lit;
-    for (char ch : nb.name) lit += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
-    c += "  if (strcmp(name, \"" + lit + "\") == 0) {\n    if (bytes) *bytes = " + c_bytes(nb) +
-         ";\n    return m->buf[" + std::to_string(nb.buffer) + "];\n  }\n";
-  }
+  for (const NamedBuffer& nb : p.states)
+    c += "  if (strcmp(name, \"" + c_string_body(nb.name) +
+         "\") == 0) {\n    if (bytes) *bytes = " + c_bytes(nb) + ";\n    return m->buf[" +
+         std::to_string(nb.buffer) + "];\n  }\n";
+  for (const LoadedWeight& w : weights) // filling a weight by hand counts as loading them
+    c += "  if (strcmp(name, \"" + c_string_body(w.tensor->name) +
+         "\") == 0) {\n    if (bytes) *bytes = " + std::to_string(w.tensor->data.size()) +
+         ";\n    m->loaded = 1;\n    return m->buf[" + std::to_string(w.buffer) + "];\n  }\n";
   c += "  (void)m;\n  (void)name;\n  (void)bytes;\n  return NULL;\n}\n\n";
   c += "int " + N + "_set_threads(" + N +
        "* m, int threads) {\n#ifdef __STDC_NO_THREADS__\n  (void)threads;\n  m->threads = 1;\n#else\n";

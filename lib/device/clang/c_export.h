@@ -9,12 +9,16 @@
 //   void* NAME_state(NAME*, const char* name, size_t* bytes);  a state's storage, read or write
 //   int NAME_set_threads(NAME*, int n);   kernels that split their outer loop run on n threads
 //   void NAME_free(NAME*);
+//   int NAME_load(NAME*, const char* path);   with --weights FILE: the weights from a safetensors file
 #pragma once
 #include <string>
 
 #include "codegen/codegen.h"
 
 namespace tg {
+namespace nn {
+struct SafeFile;
+}
 
 struct CLibrary {
   std::string header, source; // NAME.h, NAME.c
@@ -24,7 +28,9 @@ struct CLibrary {
 // (C11 threads, split as tg-run splits them, so the bits do not change). Refused
 // with a clear error: programs that draw random numbers on the host (tinygrad's default RNG;
 // THREEFRY=1 draws in kernels) and symbolic variables.
+// With `weights` (the safetensors file the script loaded), the constants that are exactly one
+// of its tensors are left out of NAME.c: NAME_load(m, path) reads them, by name, checked.
 CLibrary export_c_library(const Schedule& schedule, const std::string& name,
-                          const CodegenOptions& options = {});
+                          const CodegenOptions& options = {}, const nn::SafeFile* weights = nullptr);
 
 } // namespace tg
