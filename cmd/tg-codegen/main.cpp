@@ -2,7 +2,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <optional>
 
 #include "codegen/codegen.h"
 #include "codegen/stages.h"
@@ -145,9 +144,17 @@ int main(int argc, char** argv) {
       if (renderer.opts().device != "CLANG")
         tg::fail("ValueError",
                  "--emit c renders C for the host: use --device CLANG (the default), not " + device);
-      std::optional<tg::nn::SafeFile> weights;
-      if (!weights_path.empty()) weights = tg::nn::load_safetensors(weights_path);
-      tg::CLibrary lib = tg::export_c_library(schedule, lib_name, options, weights ? &*weights : nullptr);
+      tg::nn::SafeFile file;
+      std::vector<tg::FileTensor> weights;
+      if (!weights_path.empty()) file = tg::nn::load_safetensors(weights_path);
+      for (const tg::nn::SafeTensor& t : file.tensors)
+        weights.push_back({t.name,
+                           std::string(tg::nn::safetensors_dtype_name(t.dtype)),
+                           t.dtype,
+                           t.shape,
+                           {reinterpret_cast<const char*>(t.data.data()), t.data.size()}});
+      tg::CLibrary lib =
+          tg::export_c_library(schedule, lib_name, options, weights_path.empty() ? nullptr : &weights);
       std::error_code ec;
       std::filesystem::create_directories(opts.output, ec);
       if (ec) tg::fail("OSError", "-o " + opts.output + ": cannot create the folder: " + ec.message());

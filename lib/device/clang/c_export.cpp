@@ -8,7 +8,6 @@
 
 #include "device/clang/c_export_loader.h"
 #include "device/clang/clang_renderer.h"
-#include "nn/safetensors.h"
 #include "util/error.h"
 #include "util/identifier.h"
 
@@ -169,25 +168,25 @@ namespace {
 
 // A constant of the program that NAME_load reads from a safetensors file instead of NAME.c.
 struct LoadedWeight {
-  const nn::SafeTensor* tensor;
+  const FileTensor* tensor;
   int buffer;
 };
 
 // The constants whose bytes are exactly one tensor of `file` (each tensor used once), leaving
 // out those an init kernel reads: NAME_new runs those before NAME_load could fill them.
-std::vector<LoadedWeight> weights_in_file(const Program& p, const nn::SafeFile& file) {
+std::vector<LoadedWeight> weights_in_file(const Program& p, const std::vector<FileTensor>& file) {
   std::set<int> read_at_init;
   for (const ProgramKernel& k : p.kernels)
     if (k.init) read_at_init.insert(k.bufs.begin(), k.bufs.end());
   std::vector<LoadedWeight> out;
-  std::set<const nn::SafeTensor*> taken;
+  std::set<const FileTensor*> taken;
   for (const BufferInfo& b : p.buffers) {
     if (b.role != BufferRole::Constant || b.data.empty() || read_at_init.count(b.id)) continue;
-    const nn::SafeTensor* match = nullptr;
+    const FileTensor* match = nullptr;
     int matches = 0;
-    for (const nn::SafeTensor& t : file.tensors)
-      if (t.dtype == b.dtype && t.shape.size() <= 8 && t.data.size() == b.data.size() &&
-          std::equal(t.data.begin(), t.data.end(), b.data.begin()))
+    for (const FileTensor& t : file)
+      if (t.type == b.dtype && t.shape.size() <= 8 && t.bytes.size() == b.data.size() &&
+          std::equal(t.bytes.begin(), t.bytes.end(), reinterpret_cast<const char*>(b.data.data())))
         match = &t, ++matches;
     if (matches == 1 && taken.insert(match).second) out.push_back({match, b.id});
   }
@@ -203,10 +202,9 @@ std::string weight_table(const std::string& N, const std::vector<LoadedWeight>& 
   for (const LoadedWeight& w : weights) {
     std::string shape;
     for (int64_t d : w.tensor->shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
-    c += "  {\"" + c_string_body(w.tensor->name) + "\", \"" +
-         std::string(nn::safetensors_dtype_name(w.tensor->dtype)) + "\", " +
+    c += "  {\"" + c_string_body(w.tensor->name) + "\", \"" + w.tensor->dtype + "\", " +
          std::to_string(w.tensor->shape.size()) + ", {" + (shape.empty() ? "0" : shape) + "}, " +
-         std::to_string(w.buffer) + ", " + std::to_string(w.tensor->data.size()) + "},\n";
+         std::to_string(w.buffer) + ", " + std::to_string(w.tensor->bytes.size()) + "},\n";
   }
   return c + "};\n";
 }
@@ -214,7 +212,7 @@ std::string weight_table(const std::string& N, const std::vector<LoadedWeight>& 
 } // namespace
 
 CLibrary export_c_library(const Schedule& schedule, const std::string& name, const CodegenOptions& options,
-                          const nn::SafeFile* weights_file) {
+                          const std::vector<FileTensor>* weights_file) {
   if (!is_identifier(name)) fail("ValueError", "--name '" + name + "' is not a C identifier");
   ExportRenderer renderer(name + "_");
   Program p = codegen_schedule(schedule, renderer, options);
@@ -290,8 +288,7 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
     for (const LoadedWeight& w : weights) {
       std::string shape;
       for (int64_t d : w.tensor->shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
-      h += "// weight \"" + w.tensor->name +
-           "\": " + std::string(nn::safetensors_dtype_name(w.tensor->dtype)) + " (" + shape + ")\n";
+      h += "// weight \"" + w.tensor->name + "\": " + w.tensor->dtype + " (" + shape + ")\n";
     }
     h += "int " + N + "_load(" + N + "* m, const char* path);\nconst char* " + N + "_error(" + N + "* m);\n";
   }
@@ -415,7 +412,7 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
          std::to_string(nb.buffer) + "];\n  }\n";
   for (const LoadedWeight& w : weights) // filling a weight by hand counts as loading them
     c += "  if (strcmp(name, \"" + c_string_body(w.tensor->name) +
-         "\") == 0) {\n    if (bytes) *bytes = " + std::to_string(w.tensor->data.size()) +
+         "\") == 0) {\n    if (bytes) *bytes = " + std::to_string(w.tensor->bytes.size()) +
          ";\n    m->loaded = 1;\n    return m->buf[" + std::to_string(w.buffer) + "];\n  }\n";
   c += "  (void)m;\n  (void)name;\n  (void)bytes;\n  return NULL;\n}\n\n";
   c += "int " + N + "_set_threads(" + N +

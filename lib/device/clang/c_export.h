@@ -11,14 +11,14 @@
 //   void NAME_free(NAME*);
 //   int NAME_load(NAME*, const char* path);   with --weights FILE: the weights from a safetensors file
 #pragma once
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "codegen/codegen.h"
 
 namespace tg {
-namespace nn {
-struct SafeFile;
-}
 
 struct CLibrary {
   std::string header, source; // NAME.h, NAME.c
@@ -28,9 +28,18 @@ struct CLibrary {
 // (C11 threads, split as tg-run splits them, so the bits do not change). Refused
 // with a clear error: programs that draw random numbers on the host (tinygrad's default RNG;
 // THREEFRY=1 draws in kernels) and symbolic variables.
-// With `weights` (the safetensors file the script loaded), the constants that are exactly one
-// of its tensors are left out of NAME.c: NAME_load(m, path) reads them, by name, checked.
+// A tensor of the safetensors file a script loaded (tg-codegen --weights reads it).
+struct FileTensor {
+  std::string name, dtype; // dtype as safetensors names it: "F32"
+  DType type;
+  std::vector<int64_t> shape;
+  std::string_view bytes;
+};
+
+// With `weights` (the tensors of the file the script loaded), the constants that are exactly
+// one of them are left out of NAME.c: NAME_load(m, path) reads them by name, checked.
 CLibrary export_c_library(const Schedule& schedule, const std::string& name,
-                          const CodegenOptions& options = {}, const nn::SafeFile* weights = nullptr);
+                          const CodegenOptions& options = {},
+                          const std::vector<FileTensor>* weights = nullptr);
 
 } // namespace tg
