@@ -48,3 +48,20 @@ need_sklearn() {
   [ "$status" -eq 0 ]
   expect_contains "$out" "diff: 2 passed, 0 failed"
 }
+
+@test "examples/gpt2/decode.sh: a decode loop in the shell generates tinygrad's tokens" {
+  need_python
+  "$PYTHON" -c 'import tinygrad' 2>/dev/null || skip "needs tinygrad in $PYTHON (scripts/setup.sh)"
+  # a 3-token prompt fed one token per call, then 8 greedy tokens: 10 tg-run calls, each at its
+  # own --var start_pos with the KV caches carried through the state file
+  run_split env TG_BIN="$TG_BIN" GPT2_DIR="$BATS_TEST_TMPDIR/g" \
+    bash "$ROOT/examples/gpt2/decode.sh" 8 5 17 99
+  [ "$status" -eq 0 ]
+  expect_contains "$err" "gpt2: 10 steps in"
+  tg_tokens="$out"
+  [ "$(wc -w <<<"$tg_tokens")" -eq 8 ]
+  run_split env CLANG=1 "$PYTHON" "$ROOT/examples/gpt2/reference.py" --logits ref.npy 8 5 17 99
+  [ "$status" -eq 0 ]
+  expect_eq "$tg_tokens" "$out"
+  expect_eq "$(npy_eval g/step9/logits.npy "float(np.abs(a - np.load('ref.npy')).max()) < 1e-4")" True
+}
