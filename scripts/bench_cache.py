@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HIERARCHIES = {
     "Intel Xeon (48 KB L1d, 2 MB L2)": ((49152, 12, 64), (2097152, 16, 64)),
     "AMD Zen 4 (32 KB L1d, 1 MB L2)": ((32768, 8, 64), (1048576, 8, 64)),
+    "AMD Zen 2/3 (32 KB L1d, 512 KB L2)": ((32768, 8, 64), (524288, 8, 64)),
 }
 
 
