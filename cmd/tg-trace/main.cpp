@@ -23,6 +23,13 @@ int main(int argc, char** argv) {
         size_t eq = a.find('=');
         return eq == std::string::npos || eq == 0 ? "expected NAME=VALUE, got '" + a + "'" : "";
       });
+  std::vector<std::string> dims;
+  app.add_option(
+         "--dim", dims,
+         "for an ONNX model: NAME=N fixes its inputs' symbolic dimension NAME; NAME=LO..HI makes it a "
+         "program variable (bound to LO; tg-run --var NAME=V runs another size); repeatable")
+      ->option_text("NAME=N|LO..HI")
+      ->allow_extra_args(false);
   return tg::run_tool("tg-trace", app, argc, argv, [&] {
     tg::ScriptOptions so;
     for (const std::string& a : args) {
@@ -40,8 +47,15 @@ int main(int argc, char** argv) {
       if (auto model = in ? tg::parse_onnx(in->view()) : nullptr) {
         std::map<std::string, tg::HostBuffer> frozen; // --arg NAME=FILE.npy: an input bound to a constant
         for (const auto& [arg, path] : so.args) frozen[arg] = tg::read_npy(path);
-        graph = tg::trace_onnx(model, name, frozen);
+        std::map<std::string, tg::DimRange> ranges;
+        for (const std::string& d : dims) {
+          auto [dim, range] = tg::parse_dim_range(d);
+          if (!ranges.emplace(dim, range).second) tg::fail("ValueError", "--dim " + dim + " is given twice");
+        }
+        graph = tg::trace_onnx(model, name, frozen, ranges);
       } else {
+        if (!dims.empty())
+          tg::fail("ValueError", "--dim is for an ONNX model's inputs; a script makes its own Variable");
         source = in ? std::string(in->view()) : code;
         graph = tg::trace_script(source, name, so);
       }

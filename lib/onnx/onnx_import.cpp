@@ -11,6 +11,7 @@
 #include "lazy/lazybuffer.h"
 #include "onnx/node.h"
 #include "util/error.h"
+#include "util/identifier.h"
 
 namespace tg {
 
@@ -47,8 +48,8 @@ bool imported_domain(const std::string& d) {
 class Importer {
 public:
   Importer(const std::shared_ptr<const OnnxModel>& model, std::string filename,
-           const std::map<std::string, HostBuffer>& frozen)
-      : model_(model->proto), owner_(model), frozen_(frozen) {
+           const std::map<std::string, HostBuffer>& frozen, const std::map<std::string, DimRange>& dims)
+      : model_(model->proto), owner_(model), frozen_(frozen), dims_(dims) {
     state_.file = std::move(filename);
     for (const auto& o : model_.opset_import())
       if (o.domain().empty() || o.domain() == "ai.onnx") state_.opset = int(o.version());
@@ -72,6 +73,19 @@ public:
       for (const onnx::ValueInfoProto& in : g.input()) is_input |= in.name() == name;
       if (!is_input) fail("ValueError", file + ": --arg " + name + ": the model has no input of that name");
     }
+    // a --dim that names no dimension of the model is a typo: say which names it has
+    std::set<std::string> dim_names;
+    for (const onnx::ValueInfoProto& in : g.input())
+      for (const auto& d : in.type().tensor_type().shape().dim())
+        if (!d.has_dim_value() && !d.dim_param().empty()) dim_names.insert(d.dim_param());
+    for (const auto& [name, range] : dims_)
+      if (!dim_names.count(name)) {
+        std::string list;
+        for (const std::string& h : dim_names) list += (list.empty() ? "" : ", ") + h;
+        fail("ValueError",
+             file + ": --dim " + name + ": no input of the model has a dimension of that name (" +
+                 (list.empty() ? std::string("it has none") : "its symbolic dimensions: " + list) + ")");
+      }
     for (const onnx::ValueInfoProto& in : g.input()) {
       if (state_.values.count(in.name())) continue;               // an initializer listed as an input too
       if (auto f = frozen_.find(in.name()); f != frozen_.end()) { // bound to a constant while tracing
@@ -91,10 +105,32 @@ public:
                                         "imports fixed shapes only");
       Shape shape;
       for (const auto& d : tt.shape().dim()) {
-        if (!d.has_dim_value())
-          fail("NotImplementedError", file + ": input '" + in.name() + "' has a symbolic dimension '" +
-                                          d.dim_param() + "'; tg imports fixed shapes only");
-        shape.push_back(d.dim_value());
+        if (d.has_dim_value()) {
+          shape.push_back(d.dim_value());
+          continue;
+        }
+        auto size = dims_.find(d.dim_param());
+        if (d.dim_param().empty())
+          fail("NotImplementedError", file + ": input '" + in.name() +
+                                          "' has a dimension of unknown size and no name; tg imports it "
+                                          "only when the model names it (dim_param)");
+        if (size == dims_.end())
+          fail("ValueError", file + ": input '" + in.name() + "' has a symbolic dimension '" + d.dim_param() +
+                                 "': give it a size, tg-trace --dim " + d.dim_param() +
+                                 "=8, or a range, --dim " + d.dim_param() +
+                                 "=1..64 (one program for every size)");
+        const DimRange& r = size->second;
+        if (r.lo == r.hi) {
+          shape.push_back(r.lo);
+          continue;
+        }
+        if (!is_identifier(d.dim_param()))
+          fail("ValueError",
+               file + ": the symbolic dimension '" + d.dim_param() +
+                   "' is no identifier, so it cannot be a program variable: give it a size (--dim " +
+                   d.dim_param() + "=8)");
+        bind_var({d.dim_param(), r.lo, r.hi, r.lo});
+        shape.push_back(sint(Expr::var(d.dim_param(), r.lo, r.hi)));
       }
       Tensor t = Tensor::placeholder(in.name(), shape, *dt);
       state_.values[in.name()] = t;
@@ -185,6 +221,7 @@ private:
   const onnx::ModelProto& model_;
   std::shared_ptr<const void> owner_; // the initializers' bytes stay in the parsed model
   const std::map<std::string, HostBuffer>& frozen_;
+  const std::map<std::string, DimRange>& dims_;
   ImportState state_;
 };
 
@@ -202,22 +239,48 @@ std::shared_ptr<const OnnxModel> parse_onnx(std::string_view bytes) {
 bool looks_like_onnx(std::string_view bytes) { return parse_onnx(bytes) != nullptr; }
 
 Graph trace_onnx(const std::shared_ptr<const OnnxModel>& model, const std::string& filename,
-                 const std::map<std::string, HostBuffer>& frozen) {
+                 const std::map<std::string, HostBuffer>& frozen,
+                 const std::map<std::string, DimRange>& dims) {
   check_onnx_model(model->proto, filename);
   LazyGraph scratch; // a graph of its own: nothing of this call stays in the caller's
   GraphScope scope(scratch);
   try {
-    return Importer(model, filename, frozen).run();
+    return Importer(model, filename, frozen, dims).run();
   } catch (const Error& e) { // names in messages come from the model: no raw control bytes
     throw Error(e.kind(), printable(e.what()));
   }
 }
 
 Graph trace_onnx(const std::string& bytes, const std::string& filename,
-                 const std::map<std::string, HostBuffer>& frozen) {
+                 const std::map<std::string, HostBuffer>& frozen,
+                 const std::map<std::string, DimRange>& dims) {
   auto model = std::make_shared<OnnxModel>();
   if (!model->proto.ParseFromString(bytes)) fail("ValueError", filename + ": not a valid ONNX model");
-  return trace_onnx(model, filename, frozen);
+  return trace_onnx(model, filename, frozen, dims);
+}
+
+std::pair<std::string, DimRange> parse_dim_range(const std::string& text) {
+  auto bad = [&](const std::string& why) -> std::pair<std::string, DimRange> {
+    fail("ValueError", "--dim " + text + ": " + why);
+  };
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) bad("expected NAME=N or NAME=LO..HI");
+  auto number = [&](const std::string& s) {
+    int64_t v = 0;
+    if (s.empty() || s.size() > 10 ||
+        !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      bad("'" + s + "' is not a size");
+    for (char c : s) v = v * 10 + (c - '0');
+    if (v < 1 || v > INT32_MAX) bad("a size must be in [1, 2147483647]");
+    return v;
+  };
+  std::string value = text.substr(eq + 1);
+  size_t dots = value.find("..");
+  DimRange r;
+  r.lo = number(value.substr(0, dots));
+  r.hi = dots == std::string::npos ? r.lo : number(value.substr(dots + 2));
+  if (r.hi < r.lo) bad("the range is empty (LO > HI)");
+  return {text.substr(0, eq), r};
 }
 
 } // namespace tg

@@ -22,13 +22,24 @@ bool looks_like_onnx(std::string_view bytes);
 struct OnnxModel;
 std::shared_ptr<const OnnxModel> parse_onnx(std::string_view bytes);
 // The model's graph. An op tg does not import, a symbolic input dimension or external data is
-// one clear error naming it (and the node). `frozen` binds graph inputs to constants while
-// tracing (tg-trace --arg NAME=FILE.npy): ONNX passes shapes, axes and pads as tensors, which
-// tg must know to build the graph.
+// one clear error naming it (and the node); a symbolic input dimension needs a size in `dims`. `frozen` binds
+// graph inputs to constants while tracing (tg-trace --arg NAME=FILE.npy): ONNX passes shapes, axes and pads
+// as tensors, which tg must know to build the graph.
+//
+// `dims` sizes the inputs' symbolic dimensions (tg-trace --dim NAME=N or NAME=LO..HI): a fixed
+// size, or a range that makes the dimension a program variable (tinygrad's Variable) bound to
+// LO, so that one program serves every size (tg-run --var NAME=V).
+struct DimRange {
+  int64_t lo = 0, hi = 0; // lo == hi: a fixed size
+};
 Graph trace_onnx(const std::string& bytes, const std::string& filename,
-                 const std::map<std::string, HostBuffer>& frozen = {});
+                 const std::map<std::string, HostBuffer>& frozen = {},
+                 const std::map<std::string, DimRange>& dims = {});
 // From a parsed model, whose initializers' bytes the graph's constants then share.
 Graph trace_onnx(const std::shared_ptr<const OnnxModel>& model, const std::string& filename,
-                 const std::map<std::string, HostBuffer>& frozen = {});
+                 const std::map<std::string, HostBuffer>& frozen = {},
+                 const std::map<std::string, DimRange>& dims = {});
+// NAME=N or NAME=LO..HI (tg-trace --dim), checked: 0 < LO <= HI <= INT32_MAX.
+std::pair<std::string, DimRange> parse_dim_range(const std::string& text);
 
 } // namespace tg

@@ -91,6 +91,11 @@ void add_shape_ops(OpTable& t) {
     if (start < 0) start += rank;
     if (end < 0) end += rank;
     start = std::clamp<int64_t>(start, 0, rank), end = std::clamp<int64_t>(end, start, rank);
+    for (int64_t d = start; d < end; ++d)
+      if (!s[size_t(d)].is_int())
+        fail("NotImplementedError", "tg computes a Shape while tracing, and dimension " + std::to_string(d) +
+                                        " is the variable " + s[size_t(d)].str() +
+                                        ": give it a fixed size (tg-trace --dim NAME=N)");
     Known k = known_ints(std::vector<int64_t>(s.begin() + start, s.begin() + end));
     n.set_known(0, k);
     return {tensor_of(k)};
@@ -135,8 +140,8 @@ void add_shape_ops(OpTable& t) {
     if (given < -r || given > r)
       fail("ValueError", "axis " + std::to_string(given) + " is out of range for rank " + std::to_string(r));
     int axis = int(given < 0 ? given + r : given);
-    int64_t outer = prod(Shape(s.begin(), s.begin() + axis));
-    return {n.in(0).reshape({outer, prod(Shape(s.begin() + axis, s.end()))})};
+    sint outer = sym_prod(Shape(s.begin(), s.begin() + axis)); // symbolic with tg-trace --dim
+    return {n.in(0).reshape({outer, sym_prod(Shape(s.begin() + axis, s.end()))})};
   };
   t["Reshape"] = [](const Node& n) -> Outs {
     std::vector<int64_t> shape = n.known(1).ints();

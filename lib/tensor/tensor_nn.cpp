@@ -133,7 +133,8 @@ Tensor Tensor::conv2d(const Tensor& weight, const std::optional<Tensor>& bias, i
   if (ndim() < 2 || weight.ndim() < 2)
     fail("ValueError", "not enough values to unpack (expected 2, got " +
                            std::to_string(std::min(ndim(), weight.ndim())) + ")");
-  int64_t bs = shape()[0], cin_ = shape()[1], cout = weight.shape()[0], cin = weight.shape()[1];
+  const sint bs = shape()[0]; // a batch may be symbolic (an ONNX model traced with --dim)
+  int64_t cin_ = shape()[1], cout = weight.shape()[0], cin = weight.shape()[1];
   Shape HW(weight.shape().begin() + 2, weight.shape().end());
   size_t n = HW.size();
   check(groups * cin == cin_ && ndim() == weight.ndim(), "AssertionError",

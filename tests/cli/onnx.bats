@@ -60,7 +60,7 @@ for n in ("probs", "flat"):
   expect_eq "$out" ""
   run_split tg-trace sym.onnx
   [ "$status" -eq 1 ]
-  expect_eq "$err" "tg-trace: sym.onnx: input 'x' has a symbolic dimension 'batch'; tg imports fixed shapes only"
+  expect_eq "$err" "tg-trace: sym.onnx: input 'x' has a symbolic dimension 'batch': give it a size, tg-trace --dim batch=8, or a range, --dim batch=1..64 (one program for every size)"
   # a truncated model is not ONNX any more: the binary-file message, not a crash
   head -c 100 net.bin >cut.onnx
   run_split tg-trace cut.onnx
@@ -187,4 +187,52 @@ PY
     n=$((n + 1))
   done
   [ "$n" -eq 16 ]
+}
+
+@test "tg-trace --dim: an ONNX model's symbolic batch is a variable, one program for every size, as ONNX Runtime computes it" {
+  need_python
+  "$PYTHON" - <<'PY'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+r = np.random.default_rng(2)
+K = r.standard_normal((4, 3, 3, 3)).astype(np.float32)
+W = r.standard_normal((4, 5)).astype(np.float32)
+g = helper.make_graph(
+  [helper.make_node("Conv", ["x", "K"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["r"]),
+   helper.make_node("GlobalAveragePool", ["r"], ["p"]), helper.make_node("Flatten", ["p"], ["f"]),
+   helper.make_node("MatMul", ["f", "W"], ["y"])],
+  "cnn", [helper.make_tensor_value_info("x", T.FLOAT, ["batch", 3, 8, 8])],
+  [helper.make_tensor_value_info("y", T.FLOAT, ["batch", 5])],
+  [numpy_helper.from_array(K, "K"), numpy_helper.from_array(W, "W")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "cnn.onnx")
+import onnxruntime as ort
+s = ort.InferenceSession("cnn.onnx")
+for n in (1, 3, 8):
+  x = r.standard_normal((n, 3, 8, 8)).astype(np.float32)
+  np.save(f"x{n}.npy", x); np.save(f"want{n}.npy", s.run(None, {"x": x})[0])
+PY
+  tg-trace cnn.onnx --dim batch=1..8 | tg-schedule | tg-codegen -o cnn.bin
+  for n in 1 3 8; do
+    tg-run cnn.bin --var batch=$n --in x=x$n.npy --out-dir r$n >/dev/null
+    expect_eq "$(npy_eval r$n/y.npy "a.shape == ($n, 5) and np.allclose(a, np.load('want$n.npy'), rtol=1e-5, atol=1e-5)")" True
+  done
+  run_split tg-run cnn.bin --var batch=9 --in x=x8.npy
+  expect_one_line_error tg-run "$err"
+  expect_contains "$err" "--var batch=9: batch must be in [1, 8]"
+  # a fixed size is no variable
+  tg-trace cnn.onnx --dim batch=3 | tg-schedule | tg-codegen | tg-run --in x=x3.npy --out-dir f3 >/dev/null
+  expect_eq "$(npy_eval f3/y.npy "np.allclose(a, np.load('want3.npy'), rtol=1e-5, atol=1e-5)")" True
+  # mistakes: one line each
+  for bad in "--dim size=1..8:no input of the model has a dimension of that name (its symbolic dimensions: batch)" \
+    "--dim batch=0..4:--dim batch=0..4: a size must be in [1, 2147483647]" \
+    "--dim batch=5..2:--dim batch=5..2: the range is empty (LO > HI)" \
+    "--dim batch:--dim batch: expected NAME=N or NAME=LO..HI"; do
+    run_split tg-trace cnn.onnx ${bad%%:*}
+    expect_one_line_error tg-trace "$err"
+    expect_contains "$err" "${bad#*:}"
+  done
+  echo 'x = input("x", (2, 3))' >s.tg
+  run_split tg-trace s.tg --dim n=3
+  expect_one_line_error tg-trace "$err"
+  expect_contains "$err" "--dim is for an ONNX model's inputs"
 }
