@@ -4,7 +4,7 @@
 #   make / make build   configure (CMake + Ninja) and build; the tools land in build/bin/
 #   make demo           run examples/demo.tg through the pipeline on the CPU
 #   make test           unit + cli + diff tests; ends with one line `N passed, N failed`
-#   make unit|cli|diff|ops|onnx  one layer of the tests (ops: tinygrad's test_ops.py port; onnx: ONNX's node tests); `make diff DEVICE=LLVM` runs the differential
+#   make unit|cli|diff|ops|onnx  one layer of the tests (ops: tinygrad's test_ops.py port; onnx: ONNX's node and model tests); `make diff DEVICE=LLVM` runs the differential
 #                       suite on one device (default: CLANG, LLVM, GPU and CUDA:compile)
 #   make bench          benchmarks against tinygrad 0.9.1 and numpy
 #   make asan           build with ASan+UBSan (clang, build-asan/) and run the unit and cli tests

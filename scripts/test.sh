@@ -2,7 +2,7 @@
 # Runs the test layers and sums them: unit (GoogleTest, build/bin/tg-unit-tests), cli (Bats,
 # tests/cli), diff (tests/diff/run.py against tinygrad 0.9.1), src (GPU and CUDA kernel sources
 # against tinygrad's, tests/diff/gpu_source.py), ops (tinygrad 0.9.1's test_ops.py ported to snippets,
-# tests/test_ops/, through the same runner on CLANG) and onnx (ONNX's node tests,
+# tests/test_ops/, through the same runner on CLANG) and onnx (ONNX's node and model tests,
 # tests/onnx/run.py). Every layer runs even when
 # an earlier one failed; the last line is `N passed, N failed` over all of them, and the
 # exit status is 1 when any test failed or a layer could not run.
@@ -146,7 +146,7 @@ run_src() {
   tally src src "$(summary_line src "$log")" "$rc" "GPU and CUDA kernels byte-identical to tinygrad's"
 }
 
-# ONNX's backend node tests (Debian's libonnx-testdata) through tg-trace model.onnx; the ones in
+# ONNX's backend node and model-level tests (Debian's libonnx-testdata) through tg-trace model.onnx; the ones in
 # tests/onnx/passing.txt must pass (tests/onnx/run.py)
 run_onnx() {
   local log="$LOGS/onnx.log"
@@ -158,8 +158,8 @@ run_onnx() {
   "$TG_PYTHON" tests/onnx/run.py -j"${DIFF_JOBS:-2}" --bin "$BUILD/bin" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]} line total
   line=$(summary_line onnx "$log")
-  total=$(sed -nE 's/.*\(([0-9]+\/[0-9]+) node tests pass\).*/\1/p' <<<"$line")
-  tally onnx onnx "$line" "$rc" "${total:+$total ONNX node tests}"
+  total=$(sed -nE 's/.*\(([0-9]+\/[0-9]+) tests pass\).*/\1/p' <<<"$line")
+  tally onnx onnx "$line" "$rc" "${total:+$total ONNX backend tests}"
 }
 
 case "${1:-all}" in

@@ -56,6 +56,19 @@ const Known& Node::known(int i) const {
       "' must be a constant (an initializer, a Constant, or tg-trace --arg NAME=FILE.npy)");
 }
 
+const std::vector<Tensor>& Node::seq(int i) const {
+  if (!has_input(i)) bad("input " + std::to_string(i) + " is missing");
+  auto it = state_.sequences.find(proto_.input(i));
+  if (it == state_.sequences.end())
+    bad("input '" + proto_.input(i) + "' is not a sequence" +
+        (state_.values.count(proto_.input(i)) ? " (it is a tensor)" : " computed before it"));
+  return it->second;
+}
+
+void Node::set_seq(int i, std::vector<Tensor> items) const {
+  if (wants_output(i)) state_.sequences[proto_.output(i)] = std::move(items);
+}
+
 int Node::output_count() const { return proto_.output_size(); }
 bool Node::wants_output(int i) const { return i < proto_.output_size() && !proto_.output(i).empty(); }
 

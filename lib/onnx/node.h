@@ -33,6 +33,8 @@ struct ImportState {
   int opset = 1; // of the default domain
   std::map<std::string, Tensor> values;
   std::map<std::string, Known> known;
+  // sequence values (SequenceConstruct, SplitToSequence, ...): lists of tensors while importing
+  std::map<std::string, std::vector<Tensor>> sequences;
   // the graph input each unknown value is computed from (the first one found), for errors
   std::map<std::string, std::string> source_input;
   // Imports a subgraph (If's branches, Loop's and Scan's bodies) with its inputs bound, in a
@@ -65,6 +67,9 @@ public:
   bool wants_output(int i) const;
   // Records output i as known: later nodes may read it as a shape, axes or pads.
   void set_known(int i, Known k) const;
+  // Input i as a sequence (an error when it is a tensor or missing); output i set to one.
+  const std::vector<Tensor>& seq(int i) const;
+  void set_seq(int i, std::vector<Tensor> items) const;
 
   // --- attributes, with the op's defaults ---
   const onnx::AttributeProto* attr(const std::string& name) const;
@@ -128,6 +133,7 @@ void add_indexing_ops(OpTable& t);
 void add_signal_ops(OpTable& t);
 void add_rnn_ops(OpTable& t);
 void add_grid_sample_ops(OpTable& t);
+void add_sequence_ops(OpTable& t);
 void add_control_ops(OpTable& t);
 void add_random_ops(OpTable& t);
 

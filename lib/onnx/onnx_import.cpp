@@ -36,6 +36,7 @@ const OpTable& op_table() {
     add_grid_sample_ops(t);
     add_control_ops(t);
     add_random_ops(t);
+    add_sequence_ops(t);
     return t;
   }();
   return table;
@@ -141,6 +142,9 @@ public:
     std::vector<std::pair<std::string, LazyBuffer>> outputs;
     for (const onnx::ValueInfoProto& o : g.output()) {
       auto it = state_.values.find(o.name());
+      if (it == state_.values.end() && state_.sequences.count(o.name()))
+        fail("NotImplementedError", file + ": graph output '" + o.name() +
+                                        "' is a sequence; tg imports sequences that live inside the model");
       if (it == state_.values.end())
         fail("ValueError", file + ": graph output '" + o.name() + "' is never computed");
       outputs.emplace_back(o.name(), it->second.snapshot().lazydata());
@@ -156,6 +160,7 @@ private:
     auto values = state_.values;
     auto knowns = state_.known;
     auto sources = state_.source_input;
+    auto sequences = state_.sequences;
     for (const onnx::TensorProto& init : g.initializer()) {
       Known k = known_of(init, state_.file);
       state_.values[init.name()] = tensor_of(k);
@@ -180,7 +185,7 @@ private:
       outs.known.push_back(k == state_.known.end() ? std::nullopt : std::optional<Known>(k->second));
     }
     state_.values = std::move(values), state_.known = std::move(knowns),
-    state_.source_input = std::move(sources);
+    state_.source_input = std::move(sources), state_.sequences = std::move(sequences);
     return outs;
   }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""ONNX conformance: ONNX's backend node tests (Debian's libonnx-testdata) through tg.
+"""ONNX conformance: ONNX's backend tests (Debian's libonnx-testdata) through tg: the node tests
+and the model-level suites (simple, pytorch-converted, pytorch-operator; named SUITE/test_...).
 
 Each test is a model.onnx and test_data_set_*/input_*.pb / output_*.pb tensors. The runner
 converts the inputs to .npy, runs `tg-trace model.onnx | tg-schedule | tg-codegen | tg-run`,
@@ -21,9 +22,18 @@ PASSING = ROOT / "tests/onnx/passing.txt"
 TINYGRAD_EXCLUDES = ROOT / "tests/onnx/tinygrad_excludes.txt"
 
 
+DATA = Path("/usr/share/libonnx-testdata/data")
+SUITES = ["node", "simple", "pytorch-converted", "pytorch-operator"]  # "real" needs downloads
+
+
+def test_name(test_dir: Path) -> str:
+  """test_abs for a node test; simple/test_sequence_model1 for a model-level one."""
+  return test_dir.name if test_dir.parent.name == "node" else f"{test_dir.parent.name}/{test_dir.name}"
+
+
 def run_test(test_dir: Path, bindir: Path, work: Path):
   """Returns (name, ok, reason)."""
-  name = test_dir.name
+  name = test_name(test_dir)
   model = onnx.load(str(test_dir / "model.onnx"), load_external_data=False)
   inits = {i.name for i in model.graph.initializer}
   in_names = [i.name for i in model.graph.input if i.name not in inits]
@@ -31,7 +41,7 @@ def run_test(test_dir: Path, bindir: Path, work: Path):
   data = sorted(test_dir.glob("test_data_set_*"))
   if not data: return name, False, "no test data"
   d = data[0]
-  w = work / name
+  w = work / name.replace("/", "__")
   w.mkdir(parents=True, exist_ok=True)
   files = {}
   for i, n in enumerate(in_names):
@@ -74,21 +84,23 @@ def run_test(test_dir: Path, bindir: Path, work: Path):
 
 def main():
   ap = argparse.ArgumentParser()
-  ap.add_argument("--data", default="/usr/share/libonnx-testdata/data/node")
+  ap.add_argument("--data", action="append", default=[], metavar="DIR",
+                  help=f"a suite's folder (repeatable; default: {', '.join(SUITES)} under {DATA})")
   ap.add_argument("--bin", default=str(ROOT / "build/bin"))
   ap.add_argument("-j", type=int, default=2)
   ap.add_argument("-k", action="append", default=[], help="only tests whose name contains this")
   ap.add_argument("--update", action="store_true", help="rewrite tests/onnx/passing.txt")
   ap.add_argument("--failures", help="write each failing test and its reason to this file")
   a = ap.parse_args()
-  tests = sorted(p.parent for p in Path(a.data).glob("*/model.onnx"))
-  if a.k: tests = [t for t in tests if any(k in t.name for k in a.k)]
+  dirs = [Path(d) for d in a.data] or [DATA / s for s in SUITES]
+  tests = sorted((p.parent for d in dirs for p in d.glob("*/model.onnx")), key=test_name)
+  if a.k: tests = [t for t in tests if any(k in test_name(t) for k in a.k)]
   if not tests:
-    print(f"onnx: no node tests under {a.data} (Debian's libonnx-testdata)"); sys.exit(1)
+    print(f"onnx: no tests under {', '.join(map(str, dirs))} (Debian's libonnx-testdata)"); sys.exit(1)
   listed = set(PASSING.read_text().split()) if PASSING.exists() else set()
   results = {}
   with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(a.j) as ex:
-    futs = {ex.submit(run_test, t, Path(a.bin), Path(tmp)): t.name for t in tests}
+    futs = {ex.submit(run_test, t, Path(a.bin), Path(tmp)): test_name(t) for t in tests}
     for f in concurrent.futures.as_completed(futs):
       try:
         name, ok, why = f.result()
@@ -109,14 +121,14 @@ def main():
   for why, c in reasons.most_common(25): print(f"  {c:4d}  {why}")
   for n in regressions: print(f"FAIL {n}: {results[n][1]}")
   if new and not a.update: print(f"onnx: {len(new)} tests pass that tests/onnx/passing.txt does not list (--update adds them)")
-  if a.update and not a.k:
+  if a.update and not a.k and not a.data:
     PASSING.write_text("".join(n + "\n" for n in passed))
   excludes = [l for l in TINYGRAD_EXCLUDES.read_text().splitlines() if l and not l.startswith("#")]
   tinygrad_runs = [n for n in results if not any(re.search(p, n + "_cpu") for p in excludes)]
-  print(f"onnx: of the {len(tinygrad_runs)} node tests tinygrad 0.9.1's ONNX backend runs, tg passes "
+  print(f"onnx: of the {len(tinygrad_runs)} tests tinygrad 0.9.1's ONNX backend runs, tg passes "
         f"{sum(results[n][0] for n in tinygrad_runs)}; of the other {len(results) - len(tinygrad_runs)}, "
         f"{sum(results[n][0] for n in results if n not in tinygrad_runs)}")
-  print(f"onnx: {len(passed)} passed, {len(regressions)} failed ({len(passed)}/{len(results)} node tests pass)")
+  print(f"onnx: {len(passed)} passed, {len(regressions)} failed ({len(passed)}/{len(results)} tests pass)")
   sys.exit(1 if regressions else 0)
 
 
