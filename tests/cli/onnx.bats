@@ -236,3 +236,41 @@ PY
   expect_one_line_error tg-trace "$err"
   expect_contains "$err" "--dim is for an ONNX model's inputs"
 }
+
+@test "ONNX sequences inside a model: built, edited, split and concatenated while importing; one as an output is one clear line" {
+  need_python
+  "$PYTHON" - <<'PY'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+r = np.random.default_rng(3)
+i64 = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+nodes = [helper.make_node("SplitToSequence", ["x", "sizes"], ["parts"], axis=1),
+         helper.make_node("SequenceInsert", ["parts", "y", "zero"], ["more"]),
+         helper.make_node("SequenceErase", ["more", "minus1"], ["fewer"]),
+         helper.make_node("SequenceLength", ["fewer"], ["n"]),
+         helper.make_node("SequenceAt", ["fewer", "minus1"], ["last"]),
+         helper.make_node("ConcatFromSequence", ["fewer"], ["cat"], axis=1),
+         helper.make_node("SequenceConstruct", ["y", "y"], ["pair"]),
+         helper.make_node("ConcatFromSequence", ["pair"], ["stacked"], axis=0, new_axis=1)]
+g = helper.make_graph(nodes, "seq",
+  [helper.make_tensor_value_info("x", T.FLOAT, [2, 5]), helper.make_tensor_value_info("y", T.FLOAT, [2, 1])],
+  [helper.make_tensor_value_info(n, T.FLOAT, None) for n in ("last", "cat", "stacked")] +
+  [helper.make_tensor_value_info("n", T.INT64, None)],
+  [i64("sizes", [2, 3]), i64("zero", 0), i64("minus1", -1)])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "seq.onnx")
+g.output.append(helper.make_tensor_sequence_value_info("parts", T.FLOAT, None))
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "seqout.onnx")
+x = r.standard_normal((2, 5)).astype(np.float32); y = r.standard_normal((2, 1)).astype(np.float32)
+np.save("x.npy", x); np.save("y.npy", y)
+import onnxruntime as ort
+for name, v in zip(("last", "cat", "stacked", "n"), ort.InferenceSession("seq.onnx").run(["last", "cat", "stacked", "n"], {"x": x, "y": y})):
+  np.save(f"want_{name}.npy", v)
+PY
+  tg-trace seq.onnx | tg-schedule | tg-codegen | tg-run --in x=x.npy --in y=y.npy --out-dir r >/dev/null
+  for o in last cat stacked n; do
+    expect_eq "$(npy_eval r/$o.npy "a.dtype == np.load('want_$o.npy').dtype and np.array_equal(a, np.load('want_$o.npy'))")" True
+  done
+  run_split tg-trace seqout.onnx
+  expect_one_line_error tg-trace "$err"
+  expect_contains "$err" "graph output 'parts' is a sequence; tg imports sequences that live inside the model"
+}
