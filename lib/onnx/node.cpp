@@ -32,6 +32,12 @@ Tensor Node::in(int i) const {
   return it->second;
 }
 
+Tensor Node::value(const std::string& name) const {
+  auto it = state_.values.find(name);
+  if (it == state_.values.end()) bad("'" + name + "' is not computed before it");
+  return it->second;
+}
+
 std::vector<Tensor> Node::inputs_from(int first) const {
   std::vector<Tensor> out;
   for (int i = first; i < input_count(); ++i) out.push_back(in(i));

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -35,6 +36,8 @@ struct ImportState {
   std::map<std::string, Known> known;
   // sequence values (SequenceConstruct, SplitToSequence, ...): lists of tensors while importing
   std::map<std::string, std::vector<Tensor>> sequences;
+  // values some Gradient node differentiates by: made requires_grad where they are made
+  std::set<std::string> grad_sources;
   // the graph input each unknown value is computed from (the first one found), for errors
   std::map<std::string, std::string> source_input;
   // Imports a subgraph (If's branches, Loop's and Scan's bodies) with its inputs bound, in a
@@ -57,6 +60,8 @@ public:
   int input_count() const;
   bool has_input(int i) const;
   Tensor in(int i) const;
+  // The value of that name (a Gradient's y), an error when it is not computed before this node.
+  Tensor value(const std::string& name) const;
   std::vector<Tensor> inputs_from(int first) const;
   // Input i's values, which the lowering needs while importing (a shape, axes, pads); an input
   // that is not known is a clear error naming it.

@@ -63,9 +63,14 @@ public:
   Graph run() {
     const onnx::GraphProto& g = model_.graph();
     const std::string& file = state_.file;
+    for (const onnx::NodeProto& proto : g.node())
+      if (proto.op_type() == "Gradient")
+        for (const auto& a : proto.attribute())
+          if (a.name() == "xs") state_.grad_sources.insert(a.strings().begin(), a.strings().end());
     for (const onnx::TensorProto& init : g.initializer()) {
       Known k = known_of(init, file, owner_);
       state_.values[init.name()] = tensor_of(k);
+      if (state_.grad_sources.count(init.name())) state_.values[init.name()].set_requires_grad(true);
       state_.known[init.name()] = std::move(k);
     }
     std::vector<GraphInput> inputs;
@@ -134,6 +139,7 @@ public:
         shape.push_back(sint(Expr::var(d.dim_param(), r.lo, r.hi)));
       }
       Tensor t = Tensor::placeholder(in.name(), shape, *dt);
+      if (state_.grad_sources.count(in.name())) t.set_requires_grad(true);
       state_.values[in.name()] = t;
       state_.source_input[in.name()] = in.name();
       inputs.push_back(GraphInput{in.name(), t.lazydata().id(), false});
@@ -209,7 +215,10 @@ private:
       fail(e.kind(), state_.file + ": node '" + proto.name() + "' (" + proto.op_type() + "): " + what);
     }
     for (int i = 0; i < proto.output_size() && i < int(outs.size()); ++i)
-      if (!proto.output(i).empty()) state_.values[proto.output(i)] = outs[size_t(i)];
+      if (!proto.output(i).empty()) {
+        if (state_.grad_sources.count(proto.output(i))) outs[size_t(i)].set_requires_grad(true);
+        state_.values[proto.output(i)] = outs[size_t(i)];
+      }
     // a small value computed from known ones is known too (shapes computed from Shape)
     if (!outs.empty() && !state_.known.count(proto.output(0))) try {
         if (std::optional<Known> k = fold_known(n, outs[0])) n.set_known(0, std::move(*k));
