@@ -22,6 +22,22 @@ public:
   // `all` gets every rank's `bytes` in rank order.
   virtual void allgather(const void* mine, size_t bytes, void* all) = 0;
   virtual void broadcast(void* data, size_t bytes, int root) = 0;
+  // Several sends and receives of this process at once, so that two processes exchanging
+  // buffers move both ways together (an all-reduce's copies). Every process lists its part of
+  // one common order; the default runs them one by one in that order, as send and recv would.
+  struct Move {
+    void* data;
+    size_t bytes;
+    int peer;
+    bool send;
+  };
+  virtual void exchange(const std::vector<Move>& moves) {
+    for (const Move& m : moves)
+      if (m.send)
+        send(m.data, m.bytes, m.peer);
+      else
+        recv(m.data, m.bytes, m.peer);
+  }
   // Ends every process of the run with `code` (after this process printed why).
   [[noreturn]] virtual void abort(int code) = 0;
 };

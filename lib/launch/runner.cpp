@@ -4,6 +4,7 @@
 #include <chrono>
 #include <climits>
 #include <filesystem>
+#include <list>
 #include <set>
 
 #include "device/registry.h"
@@ -134,7 +135,8 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
   if (dist_) rank_ = dist_->transport->rank();
   for (const BufferInfo& b : p.buffers)
     owner_[b.id] = b.role == BufferRole::Constant ? -1 : dist_ ? dist_->placement.rank_of(b.device) : 0;
-  for (const ProgramKernel& k : p.kernels) kernel_rank_.push_back(dist_ ? dist_->placement.rank_of(k.device) : 0);
+  for (const ProgramKernel& k : p.kernels)
+    kernel_rank_.push_back(dist_ ? dist_->placement.rank_of(k.device) : 0);
   std::vector<NamedBuffer> mine;
   for (const NamedBuffer& nb : p.inputs)
     if (owns(nb.buffer)) mine.push_back(nb);
@@ -269,35 +271,58 @@ bool ProgramRun::owns_state(const std::string& name) const {
 }
 
 // Before kernel i runs on its process, the buffers it reads that other processes hold come
-// from them. Every process walks the kernels in the same order, so each send meets its receive.
+// from them. Every process walks the kernels in the same order and lists the same moves, so each
+// send meets its receive. The moves of a run of such kernels go in one exchange (an all-reduce's
+// copies both ways at once), as long as none reads what an earlier one of the run touches.
 void ProgramRun::exchange_reads(size_t i) {
-  const ProgramKernel& k = p_.kernels[i];
-  int r = kernel_rank_[i];
-  std::set<int> moved;
-  for (int id : k.bufs) {
-    int o = owner_.at(id);
-    if (o < 0 || o == r || !moved.insert(id).second) continue;
-    if (rank_ != o && rank_ != r) continue;
-    size_t bytes = bytes_.at(id);
-    if (void* view = mem_->allocator.host_view(mem_->buffers.at(id))) { // host memory: no staging copy
-      loaded_->synchronize();
-      if (rank_ == o)
-        dist_->transport->send(view, bytes, r);
-      else
-        dist_->transport->recv(view, bytes, o);
-      continue;
+  if (i < exchanged_end_) return; // moved with an earlier kernel's
+  struct Read {
+    int id, from, to;
+  };
+  auto reads_of = [&](size_t k) {
+    std::vector<Read> out;
+    for (int id : p_.kernels[k].bufs) {
+      int o = owner_.at(id);
+      if (o >= 0 && o != kernel_rank_[k]) out.push_back({id, o, kernel_rank_[k]});
     }
-    std::vector<uint8_t> staging(bytes);
-    if (rank_ == o) {
-      loaded_->synchronize();
-      mem_->allocator.copyout(staging.data(), mem_->buffers.at(id), staging.size());
-      dist_->transport->send(staging.data(), staging.size(), r);
-    } else {
-      dist_->transport->recv(staging.data(), staging.size(), o);
-      loaded_->synchronize(); // a kernel of this process may still read the old contents
-      mem_->allocator.copyin(mem_->buffers.at(id), staging.data(), staging.size());
-    }
+    return out;
+  };
+  std::vector<Read> reads;
+  std::set<std::pair<int, int>> listed; // (buffer, to)
+  std::set<int> touched;
+  size_t end = i + 1;
+  for (size_t k = i; k < p_.kernels.size() && p_.kernels[k].init == p_.kernels[i].init; ++k) {
+    std::vector<Read> rk = reads_of(k);
+    if (k > i &&
+        (rk.empty() || std::any_of(rk.begin(), rk.end(), [&](const Read& r) { return touched.count(r.id); })))
+      break;
+    for (const Read& r : rk)
+      if (listed.insert({r.id, r.to}).second) reads.push_back(r);
+    touched.insert(p_.kernels[k].bufs.begin(), p_.kernels[k].bufs.end());
+    end = k + 1;
   }
+  exchanged_end_ = end;
+  std::vector<Transport::Move> moves;
+  std::vector<std::pair<int, std::vector<uint8_t>>> staged_in; // device buffers: copied in after
+  std::list<std::vector<uint8_t>> staged_out;
+  bool synced = false;
+  for (const Read& r : reads) {
+    if (rank_ != r.from && rank_ != r.to) continue;
+    if (!synced) loaded_->synchronize(); // this process's kernels still read or write them
+    synced = true;
+    size_t bytes = bytes_.at(r.id);
+    void* view = mem_->allocator.host_view(mem_->buffers.at(r.id)); // host memory: no staging copy
+    if (!view && rank_ == r.from) {
+      view = staged_out.emplace_back(bytes).data();
+      mem_->allocator.copyout(view, mem_->buffers.at(r.id), bytes);
+    } else if (!view) {
+      view = staged_in.emplace_back(r.id, std::vector<uint8_t>(bytes)).second.data();
+    }
+    moves.push_back({view, bytes, rank_ == r.from ? r.to : r.from, rank_ == r.from});
+  }
+  if (moves.empty()) return;
+  dist_->transport->exchange(moves);
+  for (auto& [id, data] : staged_in) mem_->allocator.copyin(mem_->buffers.at(id), data.data(), data.size());
 }
 
 HostBuffer ProgramRun::gather(const NamedBuffer& nb) const {
@@ -356,6 +381,7 @@ void ProgramRun::fill_random(size_t i) {
 }
 
 void ProgramRun::launch_range(bool init, const RunOptions& options) {
+  exchanged_end_ = 0;
   for (size_t i = 0; i < p_.kernels.size(); i++) {
     if (p_.kernels[i].init != init) continue;
     if (dist_) {

@@ -95,6 +95,7 @@ private:
   void fill_random(size_t i);
   bool owns(int buffer) const; // its device is placed on this process (a constant: on all)
   void exchange_reads(size_t i);
+  size_t exchanged_end_ = 0;                      // kernels before it have had their reads moved (this pass)
   HostBuffer gather(const NamedBuffer& nb) const; // to rank 0
 
   const Program& p_;
@@ -111,9 +112,9 @@ private:
   bool states_ready_ = false;
   const Distribution* dist_ = nullptr;
   int rank_ = 0;
-  std::map<int, int> owner_;           // buffer id -> rank (-1: a constant, everywhere)
-  std::map<int, size_t> bytes_;        // buffer id -> bytes allocated (the same on every rank)
-  std::vector<int> kernel_rank_;       // each kernel's process
+  std::map<int, int> owner_;     // buffer id -> rank (-1: a constant, everywhere)
+  std::map<int, size_t> bytes_;  // buffer id -> bytes allocated (the same on every rank)
+  std::vector<int> kernel_rank_; // each kernel's process
   int64_t steps_run_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
