@@ -71,6 +71,8 @@ const std::vector<Tensor>& Node::seq(int i) const {
   return it->second;
 }
 
+bool Node::is_seq(int i) const { return has_input(i) && state_.sequences.count(proto_.input(i)); }
+
 void Node::set_seq(int i, std::vector<Tensor> items) const {
   if (wants_output(i)) state_.sequences[proto_.output(i)] = std::move(items);
 }

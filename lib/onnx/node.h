@@ -74,6 +74,7 @@ public:
   void set_known(int i, Known k) const;
   // Input i as a sequence (an error when it is a tensor or missing); output i set to one.
   const std::vector<Tensor>& seq(int i) const;
+  bool is_seq(int i) const; // input i is a sequence (or an optional)
   void set_seq(int i, std::vector<Tensor> items) const;
 
   // --- attributes, with the op's defaults ---

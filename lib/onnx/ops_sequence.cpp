@@ -1,6 +1,7 @@
-// ONNX import: sequence ops. A sequence that lives inside the model (built, edited and read by
-// its nodes) is a list of tensors while importing; positions and split sizes must be known
-// then, as shapes are. A sequence as a graph input or output is not imported.
+// ONNX import: sequence and optional ops. A sequence that lives inside the model (built, edited
+// and read by its nodes) is a list of tensors while importing; positions and split sizes must be
+// known then, as shapes are. An optional value is a sequence of zero or one tensor. Sequences
+// and optionals as graph inputs or outputs are not imported.
 #include <onnx/onnx_pb.h>
 
 #include "onnx/known.h"
@@ -112,9 +113,33 @@ Outs concat_from_sequence(const Node& n) {
   return {stack ? s[0].stack(rest, axis) : s[0].cat(rest, axis)};
 }
 
+// Optional(x): holds x; Optional() with a type attribute: holds nothing.
+Outs optional(const Node& n) {
+  n.set_seq(0, n.has_input(0) ? std::vector<Tensor>{n.in(0)} : std::vector<Tensor>{});
+  return {};
+}
+
+// OptionalHasElement and OptionalGetElement also take a plain tensor (opset 18), which is there.
+Outs optional_has_element(const Node& n) {
+  bool has = n.has_input(0) && (n.is_seq(0) ? !n.seq(0).empty() : true);
+  Known k = known_values(DType::Bool, {}, {Scalar::of_bool(has)});
+  n.set_known(0, k);
+  return {tensor_of(k)};
+}
+
+Outs optional_get_element(const Node& n) {
+  if (!n.is_seq(0)) return {n.in(0)};
+  const std::vector<Tensor>& s = n.seq(0);
+  if (s.empty()) n.bad("the optional holds no value");
+  return {s[0]};
+}
+
 } // namespace
 
 void add_sequence_ops(OpTable& t) {
+  t["Optional"] = optional;
+  t["OptionalHasElement"] = optional_has_element;
+  t["OptionalGetElement"] = optional_get_element;
   t["SequenceEmpty"] = sequence_empty;
   t["SequenceConstruct"] = sequence_construct;
   t["SequenceInsert"] = sequence_insert;

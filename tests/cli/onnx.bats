@@ -237,7 +237,7 @@ PY
   expect_contains "$err" "--dim is for an ONNX model's inputs"
 }
 
-@test "ONNX sequences inside a model: built, edited, split and concatenated while importing; one as an output is one clear line" {
+@test "ONNX sequences and optionals inside a model: built, edited, split and concatenated while importing; a sequence output is one clear line" {
   need_python
   "$PYTHON" - <<'PY'
 import numpy as np, onnx
@@ -265,11 +265,21 @@ np.save("x.npy", x); np.save("y.npy", y)
 import onnxruntime as ort
 for name, v in zip(("last", "cat", "stacked", "n"), ort.InferenceSession("seq.onnx").run(["last", "cat", "stacked", "n"], {"x": x, "y": y})):
   np.save(f"want_{name}.npy", v)
+# an optional inside the model (opset 15)
+g = helper.make_graph([helper.make_node("Optional", ["y"], ["opt"]),
+                       helper.make_node("OptionalHasElement", ["opt"], ["has"]),
+                       helper.make_node("OptionalGetElement", ["opt"], ["got"])], "opt",
+  [helper.make_tensor_value_info("y", T.FLOAT, [2, 1])],
+  [helper.make_tensor_value_info("has", T.BOOL, None), helper.make_tensor_value_info("got", T.FLOAT, None)])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)]), "opt.onnx")
 PY
   tg-trace seq.onnx | tg-schedule | tg-codegen | tg-run --in x=x.npy --in y=y.npy --out-dir r >/dev/null
   for o in last cat stacked n; do
     expect_eq "$(npy_eval r/$o.npy "a.dtype == np.load('want_$o.npy').dtype and np.array_equal(a, np.load('want_$o.npy'))")" True
   done
+  tg-trace opt.onnx | tg-schedule | tg-codegen | tg-run --in y=y.npy --out-dir o >/dev/null
+  expect_eq "$(npy_eval o/has.npy 'a.dtype == np.bool_ and bool(a)')" True
+  expect_eq "$(npy_eval o/got.npy "np.array_equal(a, np.load('y.npy'))")" True
   run_split tg-trace seqout.onnx
   expect_one_line_error tg-trace "$err"
   expect_contains "$err" "graph output 'parts' is a sequence; tg imports sequences that live inside the model"
