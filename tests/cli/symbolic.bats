@@ -247,3 +247,17 @@ mlp() { # a batch of n rows through relu(x @ w) and a row max, compiled once int
     expect_eq "$(npy_eval r$n/pad.npy "np.array_equal(a, $want)")" True
   done
 }
+
+@test "print of a symbolic shape and repr of expressions read as tinygrad's (NumNode, Variable(...).bind(v))" {
+  need_python
+  code="sp = Variable('start_pos', 0, 31).bind(0)
+k = Tensor.zeros(32, 4).contiguous().realize().shrink(((0, sp + 3), None))
+print(k.shape)
+i, j = Variable('i', 1, 10), Variable('j', 1, 10)
+print(repr(i * 2 + 3), repr(j * i), repr((i + j) // 2), [sp * 2])"
+  run_split tg-trace -e "$code
+output('k', k)" -o /dev/null # (a script prints to stderr: stdout is the artifact's)
+  [ "$status" -eq 0 ]
+  expect_eq "$err" "$("$PYTHON" -c "from tinygrad import Tensor, Variable
+$code")"
+}
