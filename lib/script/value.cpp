@@ -1,6 +1,7 @@
 #include "script/value.h"
 
 #include "lazy/lazybuffer.h"
+#include "lazy/sym_repr.h"
 #include "script/dict.h"
 #include "script/interp.h"
 
@@ -248,44 +249,6 @@ static std::string quote(const std::string& s, bool bytes) {
   return out + q;
 }
 
-// tinygrad's render(ctx="REPR") (symbolic.py's render_python): each leaf as its constructor,
-// Sum and And operands sorted as text, a product of two variables with the smaller name first.
-static std::string node_repr(const ExprNode* n) {
-  switch (n->kind) {
-  case ExprKind::Num:
-    return "NumNode(" + std::to_string(n->b) + ")";
-  case ExprKind::Var: {
-    std::string r = "Variable('" + script_var_name(n->name) + "', " + std::to_string(n->min) + ", " +
-                    std::to_string(n->max) + ")";
-    for (const VarBinding& b : bound_vars())
-      if (b.name == n->name) r += ".bind(" + std::to_string(b.value) + ")";
-    return r;
-  }
-  case ExprKind::Mul: {
-    std::string a = node_repr(n->a), b = n->bn ? node_repr(n->bn) : std::to_string(n->b);
-    if (n->bn && n->a->kind == ExprKind::Var && n->bn->kind == ExprKind::Var && n->bn->name < n->a->name)
-      std::swap(a, b);
-    return "(" + a + "*" + b + ")";
-  }
-  case ExprKind::Div:
-    return "(" + node_repr(n->a) + "//" + std::to_string(n->b) + ")";
-  case ExprKind::Mod:
-    return "(" + node_repr(n->a) + "%" + std::to_string(n->b) + ")";
-  case ExprKind::Lt:
-    return "(" + node_repr(n->a) + "<" + std::to_string(n->b) + ")";
-  case ExprKind::Sum:
-  case ExprKind::And: {
-    std::vector<std::string> parts;
-    for (const ExprNode* c : n->nodes) parts.push_back(node_repr(c));
-    std::sort(parts.begin(), parts.end());
-    std::string out = "(", sep = n->kind == ExprKind::Sum ? "+" : " and ";
-    for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
-    return out + ")";
-  }
-  }
-  return "?";
-}
-
 std::string repr(const Value& v) {
   switch (v.kind) {
   case VKind::None:
@@ -350,7 +313,7 @@ std::string repr(const Value& v) {
     return r + "}";
   }
   case VKind::Symbol: // Node.__repr__: Variable('i', 1, 10).bind(3), NumNode(3) inside expressions
-    return node_repr(v.as<SymObj>().e.node());
+    return sym_repr(v.as<SymObj>().e);
   case VKind::Unbound:
     return "<unbound>";
   }

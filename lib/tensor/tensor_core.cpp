@@ -69,33 +69,39 @@ Tensor Tensor::snapshot() const {
 
 Tensor Tensor::detach() const { return Tensor(lazydata().detach(), false); }
 
+namespace {
+
+// Python's `b > a` for dims as symbolic.py answers it: decided by the bounds where they decide,
+// else an LtNode, which is truthy (Node.__bool__). Two expressions that differ by a constant
+// compare by it.
+bool sym_greater(const sint& b, const sint& a) {
+  if (a.is_int() && b.is_int()) return int64_t(b) > int64_t(a);
+  if (!a.is_int() && !b.is_int()) {
+    sint d = b - a;
+    if (d.is_int()) return int64_t(d) > 0;
+    return true;
+  }
+  if (!b.is_int()) return !(b.max() <= int64_t(a)); // Node > int
+  return !(a.min() >= int64_t(b));                  // int > Node: Node < int, reflected
+}
+
+} // namespace
+
+// tensor.py's _broadcast_shape: per dim 0 if any is 0, else max() of the sizes (Python's max,
+// with symbolic.py's comparisons for a symbolic dim); broadcast_to then refuses what does not fit.
 Shape broadcast_shape(const std::vector<Shape>& shapes) {
   size_t n = 0;
   for (const Shape& s : shapes) n = std::max(n, s.size());
   Shape out(n, 1);
   for (size_t d = 0; d < n; ++d) {
-    bool zero = false, symbolic = false;
-    for (const Shape& s : shapes) symbolic |= d + s.size() >= n && !s[d + s.size() - n].is_int();
-    if (symbolic) { // a symbolic dimension broadcasts with 1s and with itself
-      std::optional<sint> dim;
-      for (const Shape& s : shapes) {
-        sint v = d + s.size() >= n ? s[d + s.size() - n] : sint(1);
-        if (v == 1) continue;
-        if (dim && !(*dim == v))
-          fail("NotImplementedError",
-               "tg: cannot broadcast symbolic dimension " + dim->str() + " with " + v.str());
-        dim = v;
-      }
-      out[d] = *dim;
-      continue;
-    }
-    int64_t mx = std::numeric_limits<int64_t>::min();
+    std::optional<sint> best;
+    bool zero = false;
     for (const Shape& s : shapes) {
-      int64_t v = d + s.size() >= n ? int64_t(s[d + s.size() - n]) : 1;
-      zero |= v == 0;
-      mx = std::max(mx, v);
+      sint v = d + s.size() >= n ? s[d + s.size() - n] : sint(1);
+      zero |= v.is_int() && int64_t(v) == 0;
+      if (!best || sym_greater(v, *best)) best = v;
     }
-    out[d] = zero ? 0 : mx;
+    out[d] = zero ? sint(0) : *best;
   }
   return out;
 }
@@ -115,7 +121,8 @@ Tensor& Tensor::backward() {
   };
   walk(*this);
 
-  impl_->grad = std::make_shared<Tensor>(Tensor::scalar(Scalar::of_float(1.0), dtype(), false).placed_like(*this));
+  impl_->grad =
+      std::make_shared<Tensor>(Tensor::scalar(Scalar::of_float(1.0), dtype(), false).placed_like(*this));
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     Tensor& t0 = *it;
     if (!t0.impl_->grad)

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "lazy/sym_repr.h"
 #include "tensor/tensor_impl.h"
 #include "util/error.h"
 
@@ -18,7 +19,7 @@ template <class T> std::string seq_repr(const std::vector<T>& v, char open, char
 } // namespace
 
 std::string tuple_repr(const std::vector<int64_t>& v) { return seq_repr(v, '(', ')', true); }
-std::string tuple_repr(const Shape& v) { return shape_repr(v); }
+std::string tuple_repr(const Shape& v) { return shape_sym_repr(v); } // NumNode(3) as tinygrad prints
 std::string tuple_repr(const std::vector<int>& v) { return seq_repr(v, '(', ')', true); }
 std::string list_repr(const std::vector<int64_t>& v) { return seq_repr(v, '[', ']', false); }
 
