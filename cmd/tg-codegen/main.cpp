@@ -155,6 +155,7 @@ int main(int argc, char** argv) {
                            {reinterpret_cast<const char*>(t.data.data()), t.data.size()}});
       tg::CLibrary lib =
           tg::export_c_library(schedule, lib_name, options, weights_path.empty() ? nullptr : &weights);
+      for (const std::string& note : lib.notes) std::fprintf(stderr, "tg-codegen: note: %s\n", note.c_str());
       std::error_code ec;
       std::filesystem::create_directories(opts.output, ec);
       if (ec) tg::fail("OSError", "-o " + opts.output + ": cannot create the folder: " + ec.message());

@@ -286,14 +286,27 @@ C
   ./main x.bin tuned.bin tuned.safetensors >/dev/null
   tg-trace m.tg --arg w=tuned.safetensors | tg-schedule | tg-codegen | tg-run --in x=x.npy --out-dir t >/dev/null
   expect_eq "$(npy_eval t/y.npy "np.array_equal(a, np.fromfile('tuned.bin', np.float32).reshape(2, 4))")" True
-  # files that do not fit are refused with the weight and what differs; a failed load runs nothing
+  # files that do not fit are refused with the weight and what differs, and change nothing
   printf 'junk' >junk.safetensors
-  run ./main x.bin bad.bin w.safetensors shape.safetensors missing.safetensors junk.safetensors nothere.safetensors
+  head -c 8 /dev/zero >empty.safetensors
+  run ./main x.bin kept.bin w.safetensors shape.safetensors missing.safetensors junk.safetensors empty.safetensors \
+    nothere.safetensors
   expect_eq "$output" "$(printf '%s\n' 'before -2' 'load 0 ok' "load -1 another shape than the program's: l1.weight" \
     'load -1 the file has no tensor l2.bias' \
     'load -1 not a safetensors file (shorter than 8 bytes): junk.safetensors' \
-    'load -1 cannot open nothere.safetensors' 'run -2')"
+    'load -1 not a safetensors file (its header is not a JSON object): empty.safetensors' \
+    'load -1 cannot open nothere.safetensors' 'run 0')"
+  cmp kept.bin y.bin
+  run ./main x.bin bad.bin missing.safetensors
+  expect_eq "${lines[2]}" "run -2"
   [ ! -e bad.bin ]
+  # a tensor of the file the program does not use is named on stderr: its values would not load
+  "$PYTHON" -c 'from safetensors.numpy import load_file, save_file; import numpy as np
+d = load_file("w.safetensors"); d["unused"] = np.ones(3, np.float32); save_file(d, "extra.safetensors")'
+  run_split tg-codegen m.sched --emit c --name ex -o lib3 --weights extra.safetensors
+  [ "$status" -eq 0 ]
+  expect_contains "$err" "tg-codegen: note: --weights: 1 tensor of the file stays out of NAME_load"
+  expect_contains "$err" ": unused"
   # a file the script did not load, and --weights without --emit c: one line each
   "$PYTHON" -c 'from safetensors.numpy import save_file; import numpy as np; save_file({"z": np.zeros(3, np.float32)}, "other.safetensors")'
   run_split tg-codegen m.sched --emit c --name o -o lib2 --weights other.safetensors

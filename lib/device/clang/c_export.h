@@ -21,7 +21,8 @@
 namespace tg {
 
 struct CLibrary {
-  std::string header, source; // NAME.h, NAME.c
+  std::string header, source;     // NAME.h, NAME.c
+  std::vector<std::string> notes; // for stderr: what --weights left in NAME.c
 };
 
 // NAME must be a C identifier. Kernels run on one thread unless NAME_set_threads asks for more

@@ -1,7 +1,7 @@
 // CLANG device, C export: the safetensors reader that NAME_load compiles into NAME.c. It is C11
 // with no dependency (stdio, stdlib, string), reads only the header and the weights' byte
-// ranges, and checks each weight's dtype, shape and size before it writes a byte, so a file of
-// another model is refused with the weight and the field that differ.
+// ranges, and checks every weight's dtype, shape and size before it writes a byte, so a file of
+// another model is refused with the weight and the field that differ, and changes nothing.
 #include "device/clang/c_export_loader.h"
 
 namespace tg {
@@ -90,7 +90,6 @@ static const char* @ints(const char* p, long long* out, int cap, int* n) {
 
 int @load(@* m, const char* path) {
   unsigned char len[8];
-  m->loaded = 0; /* a load that fails half way leaves a mix of two files: nothing runs on it */
   FILE* f = fopen(path, "rb");
   if (!f) return @fail(m, "cannot open ", path);
   if (fread(len, 1, 8, f) != 8) {
@@ -106,12 +105,16 @@ int @load(@* m, const char* path) {
     return @fail(m, "not a safetensors file (its header does not fit the file): ", path);
   }
   h[hlen] = 0;
-  unsigned char seen[sizeof @weights / sizeof @weights[0]] = {0};
+  /* first every weight is found and checked, then all are read: a file that does not fit
+     changes nothing */
+  enum { K = sizeof @weights / sizeof @weights[0] };
+  long long at[K];
+  unsigned char seen[K] = {0};
   int rc = 0;
   char key[512], field[32], dtype[16];
   const char* p = @ws(h);
-  if (*p++ != '{') rc = @fail(m, "not a safetensors file (its header is not a JSON object): ", path);
-  p = @ws(p);
+  if (*p != '{') rc = @fail(m, "not a safetensors file (its header is not a JSON object): ", path);
+  else p = @ws(p + 1);
   if (!rc && *p == '}') ++p;
   else
     while (!rc) {
@@ -121,7 +124,7 @@ int @load(@* m, const char* path) {
       }
       p = @ws(p + 1);
       int w = -1;
-      for (size_t i = 0; i < sizeof @weights / sizeof @weights[0]; ++i)
+      for (size_t i = 0; i < K; ++i)
         if (strcmp(@weights[i].name, key) == 0) w = (int)i;
       if (w < 0) { /* __metadata__, or a tensor this program does not use */
         if (!(p = @skip(p, 0))) rc = @fail(m, "not a safetensors file (bad JSON in its header): ", path);
@@ -150,9 +153,9 @@ int @load(@* m, const char* path) {
         else if (!same) rc = @fail(m, "another shape than the program's: ", key);
         else if ((unsigned long long)(offs[1] - offs[0]) != wt->bytes)
           rc = @fail(m, "data_offsets that are not its size: ", key);
-        else if (fseek(f, (long)(8 + hlen + (unsigned long long)offs[0]), SEEK_SET) != 0 ||
-                 fread(m->buf[wt->buf], 1, wt->bytes, f) != wt->bytes)
-          rc = @fail(m, "the file ends inside tensor ", key);
+        else if ((unsigned long long)offs[0] > (unsigned long long)LONG_MAX - 8 - hlen)
+          rc = @fail(m, "a tensor beyond what fseek reaches here (a long offset): ", key);
+        at[w] = 8 + (long long)hlen + offs[0];
         seen[w] = 1;
       }
       if (rc) break;
@@ -164,11 +167,16 @@ int @load(@* m, const char* path) {
       }
       p = @ws(p);
     }
-  for (size_t i = 0; !rc && i < sizeof @weights / sizeof @weights[0]; ++i)
+  for (size_t i = 0; !rc && i < K; ++i)
     if (!seen[i]) rc = @fail(m, "the file has no tensor ", @weights[i].name);
+  for (size_t i = 0; !rc && i < K; ++i)
+    if (fseek(f, (long)at[i], SEEK_SET) != 0 || fread(m->buf[@weights[i].buf], 1, @weights[i].bytes, f) != @weights[i].bytes) {
+      rc = @fail(m, "the file ends inside tensor ", @weights[i].name);
+      memset(m->filled, 0, sizeof m->filled); /* some were overwritten: a mix of two files */
+    }
   free(h);
   fclose(f);
-  if (!rc) m->loaded = 1;
+  if (!rc) memset(m->filled, 1, sizeof m->filled);
   return rc;
 }
 
