@@ -26,7 +26,8 @@ std::string node_repr(const ExprNode* n) {
   }
   case ExprKind::Mul: {
     std::string a = node_repr(n->a), b = n->bn ? node_repr(n->bn) : std::to_string(n->b);
-    if (n->bn && n->a->kind == ExprKind::Var && n->bn->kind == ExprKind::Var && n->bn->name < n->a->name)
+    if (n->bn && n->a->kind == ExprKind::Var && n->bn->kind == ExprKind::Var &&
+        script_var_name(n->bn->name) < script_var_name(n->a->name)) // (.expr: the script's names)
       std::swap(a, b);
     return "(" + a + "*" + b + ")";
   }

@@ -74,7 +74,17 @@ const std::vector<Tensor>& Node::seq(int i) const {
 bool Node::is_seq(int i) const { return has_input(i) && state_.sequences.count(proto_.input(i)); }
 
 void Node::set_seq(int i, std::vector<Tensor> items) const {
-  if (wants_output(i)) state_.sequences[proto_.output(i)] = std::move(items);
+  if (!wants_output(i)) return;
+  state_.sequences[proto_.output(i)] = std::move(items);
+  state_.optionals.erase(proto_.output(i));
+}
+
+bool Node::is_optional(int i) const { return has_input(i) && state_.optionals.count(proto_.input(i)); }
+
+void Node::set_optional(int i, std::optional<Tensor> value) const {
+  if (!wants_output(i)) return;
+  set_seq(i, value ? std::vector<Tensor>{*value} : std::vector<Tensor>{});
+  state_.optionals.insert(proto_.output(i));
 }
 
 int Node::output_count() const { return proto_.output_size(); }

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "onnx/known.h"
@@ -36,8 +37,10 @@ struct ImportState {
   std::map<std::string, Known> known;
   // sequence values (SequenceConstruct, SplitToSequence, ...): lists of tensors while importing
   std::map<std::string, std::vector<Tensor>> sequences;
+  std::set<std::string> optionals; // the sequences above that are optionals (0 or 1 tensor)
   // values some Gradient node differentiates by: made requires_grad where they are made
   std::set<std::string> grad_sources;
+  bool gradient_taken = false; // a Gradient node was imported (one per model)
   // the graph input each unknown value is computed from (the first one found), for errors
   std::map<std::string, std::string> source_input;
   // Imports a subgraph (If's branches, Loop's and Scan's bodies) with its inputs bound, in a
@@ -62,6 +65,8 @@ public:
   Tensor in(int i) const;
   // The value of that name (a Gradient's y), an error when it is not computed before this node.
   Tensor value(const std::string& name) const;
+  // Whether a Gradient node came before; marks this one's.
+  bool gradient_taken() const { return std::exchange(state_.gradient_taken, true); }
   std::vector<Tensor> inputs_from(int first) const;
   // Input i's values, which the lowering needs while importing (a shape, axes, pads); an input
   // that is not known is a clear error naming it.
@@ -74,7 +79,9 @@ public:
   void set_known(int i, Known k) const;
   // Input i as a sequence (an error when it is a tensor or missing); output i set to one.
   const std::vector<Tensor>& seq(int i) const;
-  bool is_seq(int i) const; // input i is a sequence (or an optional)
+  bool is_seq(int i) const;      // input i is a sequence (or an optional)
+  bool is_optional(int i) const; // input i is an optional
+  void set_optional(int i, std::optional<Tensor> value) const;
   void set_seq(int i, std::vector<Tensor> items) const;
 
   // --- attributes, with the op's defaults ---

@@ -115,13 +115,14 @@ Outs concat_from_sequence(const Node& n) {
 
 // Optional(x): holds x; Optional() with a type attribute: holds nothing.
 Outs optional(const Node& n) {
-  n.set_seq(0, n.has_input(0) ? std::vector<Tensor>{n.in(0)} : std::vector<Tensor>{});
+  n.set_optional(0, n.has_input(0) ? std::optional<Tensor>(n.in(0)) : std::nullopt);
   return {};
 }
 
-// OptionalHasElement and OptionalGetElement also take a plain tensor (opset 18), which is there.
+// OptionalHasElement and OptionalGetElement also take a plain tensor or sequence (opset 18),
+// which is there.
 Outs optional_has_element(const Node& n) {
-  bool has = n.has_input(0) && (n.is_seq(0) ? !n.seq(0).empty() : true);
+  bool has = n.has_input(0) && (!n.is_optional(0) || !n.seq(0).empty());
   Known k = known_values(DType::Bool, {}, {Scalar::of_bool(has)});
   n.set_known(0, k);
   return {tensor_of(k)};
@@ -129,6 +130,10 @@ Outs optional_has_element(const Node& n) {
 
 Outs optional_get_element(const Node& n) {
   if (!n.is_seq(0)) return {n.in(0)};
+  if (!n.is_optional(0)) { // a sequence: itself
+    n.set_seq(0, n.seq(0));
+    return {};
+  }
   const std::vector<Tensor>& s = n.seq(0);
   if (s.empty()) n.bad("the optional holds no value");
   return {s[0]};

@@ -82,19 +82,19 @@ Outs adam(const Node& n) {
 
 // Gradient: d y / d x for each name in xs, by tg's autograd. The importer marks those values
 // requires_grad where they are made (ImportState::grad_sources), so y records how it came from
-// them; y must be a scalar, as backward()'s seed is.
+// them. One Gradient per model: backward() consumes the graph it walks, as tinygrad's does.
 Outs gradient(const Node& n) {
   std::vector<std::string> xs = n.attr_strings("xs");
   std::string y_name = n.attr_string("y", "");
   if (xs.empty() || y_name.empty()) n.bad("the attributes 'xs' and 'y' name what to differentiate");
-  if (n.has_input(int(xs.size())) || n.input_count() < int(xs.size()))
-    n.bad("its inputs are the xs, one each (zs is not imported)");
+  if (n.input_count() != int(xs.size())) n.bad("its inputs are the xs, one each (zs is not imported)");
+  if (n.gradient_taken()) n.bad("tg imports one Gradient node per model");
   Tensor y = n.value(y_name);
   if (y.numel() != 1) n.bad("y '" + y_name + "' is not a scalar; tg differentiates scalars only");
-  Tensor(y).backward();
+  y.reshape({}).backward();
   Outs grads;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    Tensor x = n.in(int(i));
+  for (const std::string& x_name : xs) {
+    Tensor x = n.value(x_name);
     std::shared_ptr<Tensor> g = x.grad();
     grads.push_back(g ? *g : x.zeros_like());
   }

@@ -71,18 +71,17 @@ Tensor Tensor::detach() const { return Tensor(lazydata().detach(), false); }
 
 namespace {
 
-// Python's `b > a` for dims as symbolic.py answers it: decided by the bounds where they decide,
-// else an LtNode, which is truthy (Node.__bool__). Two expressions that differ by a constant
-// compare by it.
+// Python's `b > a` for dims as symbolic.py answers it: Node.__gt__ is LtNode(-b, -a), whose
+// bounds decide it (False for the same node), else an undecided LtNode, which is truthy
+// (Node.__bool__); `int > Node` is the reflected LtNode(node, int).
 bool sym_greater(const sint& b, const sint& a) {
   if (a.is_int() && b.is_int()) return int64_t(b) > int64_t(a);
-  if (!a.is_int() && !b.is_int()) {
-    sint d = b - a;
-    if (d.is_int()) return int64_t(d) > 0;
-    return true;
+  if (a.is_int() || b.is_int() || !(a == b)) {
+    if (b.is_int()) return !(a.min() >= int64_t(b)); // Node < int: False when a.min >= b
+    if (b.min() > a.max()) return true;
+    return !(b.max() <= a.min());
   }
-  if (!b.is_int()) return !(b.max() <= int64_t(a)); // Node > int
-  return !(a.min() >= int64_t(b));                  // int > Node: Node < int, reflected
+  return false;
 }
 
 } // namespace

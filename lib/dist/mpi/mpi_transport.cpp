@@ -68,7 +68,7 @@ public:
     }
   }
   // Nonblocking, receives posted first: the exchange of an all-reduce's two copies takes the
-  // time of one (a 16 MB buffer each way between two ranks: 4.3 -> see bench_multi).
+  // time of one.
   void exchange(const std::vector<Move>& moves) override {
     std::vector<MPI_Request> requests;
     for (int pass = 0; pass < 2; ++pass) // receives, then sends
