@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   app.add_option(
          "--dim", dims,
          "for an ONNX model: NAME=N fixes its inputs' symbolic dimension NAME; NAME=LO..HI makes it a "
-         "program variable (bound to LO; tg-run --var NAME=V runs another size); repeatable")
+         "program variable bound to LO, which tg-run sets to any size in the range; repeatable")
       ->option_text("NAME=N|LO..HI")
       ->allow_extra_args(false);
   return tg::run_tool("tg-trace", app, argc, argv, [&] {
