@@ -49,6 +49,13 @@ private:
   std::string prefix_;
 };
 
+// A file tensor's dims as "32, 16", for the weight table and the header's comments.
+std::string dims_text(const std::vector<int64_t>& dims) {
+  std::string out;
+  for (int64_t d : dims) out += (out.empty() ? "" : ", ") + std::to_string(d);
+  return out;
+}
+
 // s in a // comment: a control character (a newline would end the comment) as '?'.
 std::string comment_text(std::string s) {
   for (char& ch : s)
@@ -208,8 +215,7 @@ std::string weight_table(const std::string& N, const std::vector<LoadedWeight>& 
                   N + "_weight;\n\nstatic const " + N + "_weight " + N + "_weights[" +
                   std::to_string(weights.size()) + "] = {\n";
   for (const LoadedWeight& w : weights) {
-    std::string shape;
-    for (int64_t d : w.tensor->shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    std::string shape = dims_text(w.tensor->shape);
     c += "  {\"" + c_string_body(w.tensor->name) + "\", \"" + w.tensor->dtype + "\", " +
          std::to_string(w.tensor->shape.size()) + ", {" + (shape.empty() ? "0" : shape) + "}, " +
          std::to_string(w.buffer) + ", " + std::to_string(w.tensor->bytes.size()) + "},\n";
@@ -307,8 +313,7 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
          "same names, dtypes and shapes). Returns 0, or -1 with the reason in\n// " +
          N + "_error(m); nothing is run before every weight is there.\n";
     for (const LoadedWeight& w : weights) {
-      std::string shape;
-      for (int64_t d : w.tensor->shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+      std::string shape = dims_text(w.tensor->shape);
       h += "// weight \"" + comment_text(w.tensor->name) + "\": " + w.tensor->dtype + " (" + shape + ")\n";
     }
     h += "int " + N + "_load(" + N + "* m, const char* path);\nconst char* " + N + "_error(" + N + "* m);\n";
