@@ -93,6 +93,20 @@ TEST(HostOpt, a_padded_image_is_a_range_load_with_stride_1_or_2) {
   EXPECT_EQ(kernel_of("x = input('x', (4, 16))\noutput('y', x.pad(((0, 0), (1, 15))) * 2)", 8).lanes, 1);
 }
 
+TEST(HostOpt, a_row_padded_to_several_vectors_loads_each_as_a_range) {
+  // 28 columns over 8 lanes pad to 4 vectors: the image's index is (8*v+lane+kx)%30, which is
+  // 8*v+lane+kx wherever 8*v+lane < 28 (the only lanes loaded or stored): each vector of the row
+  // is one range load, not 8 lanes gathered one by one (ResNet-50's 28- and 14-wide 3x3 convs)
+  Kernel k = kernel_of("x = input('x', (1, 4, 6, 28))\nw = input('w', (8, 4, 3, 3))\n"
+                       "output('y', x.conv2d(w, padding=1))",
+                       8);
+  ASSERT_EQ(k.lanes, 8);
+  std::string src = lower_kernel(k, device_renderer("CLANG")).src;
+  EXPECT_NE(src.find("= tg_vload_range_floatx8(data1+"), std::string::npos) << src;
+  EXPECT_EQ(src.find("(floatx8){"), std::string::npos) << src;
+  EXPECT_EQ(src.find("%"), std::string::npos) << src;
+}
+
 TEST(HostOpt, padded_lanes_leave_a_broadcast_input_unmasked) {
   // a 14-wide image gets 16 lanes (PADTO): the weights, broadcast along the lanes, load as
   // one scalar per value instead of a vector built lane by lane with zeros in lanes 14 and 15
