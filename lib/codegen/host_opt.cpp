@@ -89,6 +89,9 @@ void Kernel::host_optimizations() {
       if (std::holds_alternative<ConstBuffer>(bufs[b])) continue;
       auto strides = sts[b].real_strides();
       if (stride_is(strides[size_t(a)], 0) || stride_is(strides[size_t(a)], 1)) continue;
+      // consecutive where valid (a padded image row, a depthwise conv's): one masked vector
+      // load per vector (the linearizer's range loads), no gather to pay for
+      if (opts.vector_lane_ranges && stride_is(sts[b].real_strides(true)[size_t(a)], 1)) continue;
       if (reduceop() && !inside_reduce[b] && reduce_len >= kLongReduce) continue;
       bool reused = false;
       for (int o = 0; o < fr && reduceop(); ++o)

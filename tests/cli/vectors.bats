@@ -6,7 +6,8 @@
 load helpers
 
 # a matmul with bias and relu (register tile), a padded conv (lanes gathered at the edges),
-# a conv over 28-wide rows (padded to several vectors of lanes: 32 = 4 x 8, 2 x 16), an exp
+# a conv over 28-wide rows (padded to several vectors of lanes: 32 = 4 x 8, 2 x 16) and a
+# depthwise one (no tile: its image is read as range loads), an exp
 # (lane by lane), a broadcast sum and a max over columns
 PROGRAM='a = input("a", (40, 64))
 b = input("b", (64, 48))
@@ -18,6 +19,8 @@ output("conv", x.conv2d(w, padding=1))
 x28 = input("x28", (1, 2, 5, 28))
 w28 = input("w28", (3, 2, 3, 3))
 output("conv28", x28.conv2d(w28, padding=1))
+wdw = input("wdw", (2, 1, 3, 3))
+output("dw", x28.conv2d(wdw, padding=1, groups=2))
 output("e", b.exp())
 output("s", (a.reshape(40, 64, 1) * b.reshape(1, 64, 48)).sum(axis=1))
 output("m", b.max(axis=0, keepdim=True) + bias)'
@@ -28,14 +31,14 @@ setup_file() {
 import numpy as np
 rng = np.random.default_rng(7)
 for name, shape in [("a", (40, 64)), ("b", (64, 48)), ("bias", (48,)), ("x", (2, 3, 16, 16)), ("w", (4, 3, 3, 3)),
-                    ("x28", (1, 2, 5, 28)), ("w28", (3, 2, 3, 3))]:
+                    ("x28", (1, 2, 5, 28)), ("w28", (3, 2, 3, 3)), ("wdw", (2, 1, 3, 3))]:
   np.save(f"{name}.npy", rng.standard_normal(shape, dtype=np.float32))
 EOF
   printf '%s\n' "$PROGRAM" >p.tg
   "$TG_BIN/tg-trace" p.tg | "$TG_BIN/tg-schedule" -o s.bin
 }
 
-inputs() { for n in a b bias x w x28 w28; do printf -- '--in %s=%s/%s.npy ' "$n" "$BATS_FILE_TMPDIR" "$n"; done; }
+inputs() { for n in a b bias x w x28 w28 wdw; do printf -- '--in %s=%s/%s.npy ' "$n" "$BATS_FILE_TMPDIR" "$n"; done; }
 
 @test "tg's optimizer renders vectors at each width and computes the unoptimized kernels' results bit for bit" {
   tg-codegen --noopt "$BATS_FILE_TMPDIR/s.bin" -o ref.prog
@@ -46,12 +49,12 @@ inputs() { for n in a b bias x w x28 w28; do printf -- '--in %s=%s/%s.npy ' "$n"
     TG_VECTOR_LANES=$lanes tg-codegen "$BATS_FILE_TMPDIR/s.bin" --json -o v$lanes.json
     expect_eq "$(jq -c --arg t "floatx$lanes" '[.kernels[] | select(.src | contains($t) | not) | .name]' v$lanes.json)" '[]'
     tg-run v$lanes.json $(inputs) --out-dir out$lanes >/dev/null
-    for o in mm conv conv28 e s m; do
+    for o in mm conv conv28 dw e s m; do
       cmp ref/$o.npy out$lanes/$o.npy || { echo "lanes=$lanes: $o differs"; return 1; }
     done
   done
   "$PYTHON" -c 'import numpy as np, sys
-for o in ["mm", "conv", "conv28", "e", "s", "m"]: np.testing.assert_allclose(np.load(f"out16/{o}.npy"), np.load(f"tiny/{o}.npy"), rtol=1e-5, atol=1e-5)'
+for o in ["mm", "conv", "conv28", "dw", "e", "s", "m"]: np.testing.assert_allclose(np.load(f"out16/{o}.npy"), np.load(f"tiny/{o}.npy"), rtol=1e-5, atol=1e-5)'
 }
 
 @test "a kernel whose strided input no tile would reuse keeps tinygrad's opts" {
@@ -108,7 +111,7 @@ for o in ["mm", "conv", "conv28", "e", "s", "m"]: np.testing.assert_allclose(np.
   # (LLVM compiles with tinygrad's fast-math flags, which let it reassociate: equal to rounding)
   "$PYTHON" -c 'import numpy as np
 for lanes in (8, 16):
-  for o in ["mm", "conv", "conv28", "e", "s", "m"]: np.testing.assert_allclose(np.load(f"out{lanes}/{o}.npy"), np.load(f"ref/{o}.npy"), rtol=1e-5, atol=1e-5)'
+  for o in ["mm", "conv", "conv28", "dw", "e", "s", "m"]: np.testing.assert_allclose(np.load(f"out{lanes}/{o}.npy"), np.load(f"ref/{o}.npy"), rtol=1e-5, atol=1e-5)'
 }
 
 @test "exp2, log2, 1/x and sqrt run on whole vectors on CLANG, with libm's and the instructions' bits in every lane" {
