@@ -916,11 +916,41 @@ private:
           if (s->vcount == 1) s = vectorize(*s->dtype, std::vector<const UOp*>(size_t(n), s));
       return g_.alu(op, std::move(src));
     }
+    if (k_.opts.vector_masks)
+      if (const UOp* m = mask_alu(op, src, n, floats)) return m;
     return per_lane(n, [&](int l) {
       std::vector<const UOp*> s1;
       for (const UOp* s : src) s1.push_back(lane(s, l));
       return g_.alu(op, std::move(s1));
     });
+  }
+  // A bool vector computed as a whole (a compare of float vectors, or masks combined): a mask.
+  // (A bool vector made lane by lane is not one: C would hold its 1s, not a mask's -1s.)
+  static bool is_mask(const UOp* u) { return u->vcount > 1 && u->dtype == DType::Bool && u->op == UOps::ALU; }
+  // tinygrad's maximum, clip and relu6 compare and select: where(x<y, y, where((x!=y)!=True, ...)).
+  // Compares of float vectors make masks, masks combine, and WHERE selects float vectors by one:
+  // the epilogue of a conv with relu6 is vector code instead of 8 lanes of scalar selects.
+  // nullptr where the op is not one of these (it then goes lane by lane).
+  const UOp* mask_alu(Op op, std::vector<const UOp*> src, int n, bool floats) {
+    if ((op == Op::CMPLT || op == Op::CMPNE) && floats) return g_.alu(op, std::move(src));
+    auto is_bool_const = [](const UOp* u) { return u->is_const() && u->dtype == DType::Bool; };
+    if ((op == Op::CMPNE || op == Op::MUL) && src.size() == 2)
+      for (int i = 0; i < 2; i++)
+        if (is_mask(src[size_t(i)]) && is_bool_const(src[size_t(1 - i)])) {
+          const bool c = src[size_t(1 - i)]->value().truthy();
+          if (op == Op::CMPNE) return c ? g_.alu(Op::NEG, {src[size_t(i)]}) : src[size_t(i)]; // m != c
+          if (c) return src[size_t(i)];                                                       // m * true
+        }
+    if ((op == Op::CMPNE || op == Op::MUL) && src.size() == 2 && is_mask(src[0]) && is_mask(src[1]))
+      return g_.alu(op, std::move(src));
+    if (op == Op::WHERE && is_mask(src[0]) && src[1]->dtype == DType::Float32 &&
+        src[2]->dtype == DType::Float32) {
+      for (size_t i = 1; i < 3; i++)
+        if (src[i]->vcount == 1)
+          src[i] = vectorize(DType::Float32, std::vector<const UOp*>(size_t(n), src[i]));
+      return g_.alu(op, std::move(src));
+    }
+    return nullptr;
   }
   std::vector<int> lane_offsets(const std::vector<int>& offs) const {
     if (lanes_ == 1) return offs;

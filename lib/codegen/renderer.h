@@ -50,6 +50,9 @@ struct RendererOpts {
   // The renderer computes RECIP, EXP2 and LOG2 on whole vectors (CLANG: a division and
   // tg_vexp2/tg_vlog2_floatxN, exp2f's and log2f's exact bits); elsewhere they go lane by lane.
   bool vector_math = false;
+  // Compares of float vectors are vectors of masks (C: intxN of -1 and 0; LLVM: <N x i1>) that
+  // WHERE selects with, MUL ands, CMPNE xors and NEG inverts; elsewhere they go lane by lane.
+  bool vector_masks = false;
 };
 
 // The names of the two int parameters of a split kernel's outer loop.

@@ -190,6 +190,8 @@ private:
       break;
     case UOps::GEP:
       r_names_[u] = r_.render_gep(ref(u->src[0]), u->src[0]->vcount, std::get<int>(u->arg));
+      // a lane of a mask (RendererOpts::vector_masks) is -1 or 0: as a bool, 1 or 0
+      if (u->dtype == DType::Bool && r_.opts().vector_masks) r_names_[u] = "(" + r_names_[u] + "!=0)";
       break;
     case UOps::STORE: {
       const UOp* v = u->src[2];

@@ -139,3 +139,21 @@ TEST(HostOpt, padded_lanes_leave_a_broadcast_input_unmasked) {
   ASSERT_EQ(own.lanes, 16);
   EXPECT_TRUE(std::regex_search(own_src, masked_splat)) << own_src;
 }
+
+TEST(HostOpt, maximum_and_clip_select_whole_vectors_by_masks) {
+  // tinygrad's maximum is where(x<y, y, where((x!=y)!=True, (x+y)/2, x)): the compares of float
+  // vectors are masks (intx8: -1 or 0), the negation ~m, the selects tg_vsel; no lane by lane ?:
+  Kernel k = kernel_of("a = input('a', (16, 32))\nb = input('b', (32, 64))\n"
+                       "output('c', (a @ b).clip(0, 6))",
+                       8);
+  ASSERT_EQ(k.lanes, 8);
+  std::string src = lower_kernel(k, device_renderer("CLANG")).src;
+  EXPECT_NE(src.find("tg_vsel_floatx8("), std::string::npos) << src;
+  EXPECT_NE(src.find("(~("), std::string::npos) << src;
+  EXPECT_EQ(src.find("(floatx8){"), std::string::npos) << src;
+  EXPECT_FALSE(std::regex_search(src, std::regex(R"(\[\d+\]<)"))) << src; // a lane's compare: alu9[0]<val0
+  // the same on LLVM: <8 x i1> compares and selects
+  std::string ll = lower_kernel(k, device_renderer("LLVM")).src;
+  EXPECT_NE(ll.find("fcmp contract olt <8 x float>"), std::string::npos) << ll;
+  EXPECT_NE(ll.find("select contract <8 x i1>"), std::string::npos) << ll;
+}

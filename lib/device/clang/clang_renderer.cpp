@@ -18,6 +18,7 @@ RendererOpts clang_opts() {
   o.vector_lanes = host_vector_floats();
   o.vector_lane_ranges = true;
   o.vector_math = true;
+  o.vector_masks = true;
   // half of L2 keeps a panel there while the rows of the other operand stream past it; at most
   // 1 MiB, as the panels live on the stack of the thread that runs the kernel
   o.pack_panel_bytes = std::min<int64_t>(host_l2_bytes() / 2, int64_t(1) << 20);
@@ -95,7 +96,9 @@ std::string vector_helpers(const std::string& elem, const std::string& vec, cons
          vec + " tg_splat_" + vec + "(" + elem + " x) { " + vec + " v; for (int i = 0; i < " + n +
          "; i++) v[i] = x; return v; }\n" + "static inline " + vec + " tg_vmax_" + vec + "(" + vec + " a, " +
          vec + " b) { " + mask + " m = a > b; return (" + vec + ")(((" + mask + ")a & m) | ((" + mask +
-         ")b & ~m)); }\n" + "static inline " + vec + " tg_vload_range_" + vec + "(const " + elem +
+         ")b & ~m)); }\n" + "static inline " + vec + " tg_vsel_" + vec + "(" + mask + " m, " + vec + " a, " +
+         vec + " b) { return (" + vec + ")(((" + mask + ")a & m) | ((" + mask + ")b & ~m)); }\n" +
+         "static inline " + vec + " tg_vload_range_" + vec + "(const " + elem +
          "* p, int lo, int hi, _Bool whole) {\n  if (lo <= 0 && hi >= " + n + ") return tg_vload_" + vec +
          "(p);\n  if (whole) {\n    " + mask + " l = {" + iota + "}, z = {0};\n    " + mask +
          " m = (l >= z + lo) & (l < z + hi);\n    return (" + vec + ")((" + mask + ")tg_vload_" + vec +
@@ -107,6 +110,7 @@ std::string vector_helpers(const std::string& elem, const std::string& vec, cons
 } // namespace
 
 std::string ClangRenderer::render_vector_dtype(DType dtype, int lanes) const {
+  if (dtype == DType::Bool) return "intx" + std::to_string(lanes); // a mask: -1 or 0 per lane
   if (dtype != DType::Float32) return CStyleRenderer::render_vector_dtype(dtype, lanes);
   return "floatx" + std::to_string(lanes);
 }
@@ -140,6 +144,11 @@ std::string ClangRenderer::code_for_vector_op(Op op, const std::vector<std::stri
   if (op == Op::EXP2) return "tg_vexp2_" + render_vector_dtype(dtype, lanes) + "(" + a[0] + ")";
   if (op == Op::LOG2) return "tg_vlog2_" + render_vector_dtype(dtype, lanes) + "(" + a[0] + ")";
   if (op == Op::RECIP) return "(1.0f/" + a[0] + ")"; // an IEEE division per lane: scalar 1/x's bits
+  // masks (RendererOpts::vector_masks): a compare of vectors gives -1 or 0 per lane
+  if (op == Op::WHERE)
+    return "tg_vsel_" + render_vector_dtype(dtype, lanes) + "(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
+  if (dtype == DType::Bool && op == Op::NEG) return "(~" + a[0] + ")";
+  if (dtype == DType::Bool && op == Op::MUL) return "(" + a[0] + "&" + a[1] + ")";
   return CStyleRenderer::code_for_op(op, a, dtype);
 }
 
@@ -180,7 +189,7 @@ std::string ClangRenderer::half_cast_prefix(const std::vector<const UOp*>& uops,
 std::string ClangRenderer::vector_prefix(const std::vector<const UOp*>& uops) const {
   std::set<std::pair<DType, int>> vectors;
   for (const UOp* u : uops)
-    if (u->vcount > 1 && u->dtype) vectors.insert({*u->dtype, u->vcount});
+    if (u->vcount > 1 && u->dtype && u->dtype != DType::Bool) vectors.insert({*u->dtype, u->vcount});
   std::string out;
   for (auto [dt, lanes] : vectors)
     out += vector_helpers(render_dtype(dt), render_vector_dtype(dt, lanes), "intx" + std::to_string(lanes),

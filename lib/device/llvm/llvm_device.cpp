@@ -25,6 +25,7 @@ RendererOpts llvm_opts() {
   o.splits_outer_loop = true;
   o.vector_lanes = host_vector_floats(); // <N x float> vectors
   o.vector_lane_ranges = true;           // llvm.masked.load
+  o.vector_masks = true;                 // <N x i1> compares and selects
   return o;
 }
 

@@ -470,6 +470,10 @@ private:
     DType operand_dt = *u->src[0]->dtype;
     if (op == Op::WHERE) return b_.CreateSelect(args[0], args[1], args[2]);
     if (op == Op::NEG && operand_dt == DType::Bool) return b_.CreateNot(args[0]); // C's !x
+    if (u->vcount > 1 && operand_dt == DType::Bool) { // masks (RendererOpts::vector_masks)
+      if (op == Op::MUL) return b_.CreateAnd(args[0], args[1]);
+      if (op == Op::CMPNE) return b_.CreateXor(args[0], args[1]);
+    }
     auto it = int_lowerings().find(op);
     if (it == int_lowerings().end()) render_error(std::string(op_name(op)) + " on integers");
     for (size_t i = 0; i < args.size(); i++) {
