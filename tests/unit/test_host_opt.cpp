@@ -172,6 +172,15 @@ TEST(HostOpt, a_conv_window_is_unrolled_and_its_range_loads_are_avx_masked_loads
     ++pragmas;
   EXPECT_EQ(pragmas, 2u) << src;
   EXPECT_NE(src.find("__builtin_ia32_maskloadps256((const floatx8*)p, m)"), std::string::npos) << src;
+  // LLVM: the same loops carry llvm.loop.unroll.full
+  EXPECT_NE(lower_kernel(k, device_renderer("LLVM")).src.find("!\"llvm.loop.unroll.full\""),
+            std::string::npos);
+  // stride 2: masked loads of the 2*lanes elements 2*lo .. 2*hi-2, then the even ones
+  Kernel s2 = kernel_of("x = input('x', (1, 2, 8, 32))\nw = input('w', (4, 2, 3, 3))\n"
+                        "output('y', x.conv2d(w, padding=1, stride=2))",
+                        8);
+  std::string s2src = lower_kernel(s2, device_renderer("CLANG")).src;
+  EXPECT_NE(s2src.find("(j0 >= z + 2 * lo) & (j0 < z + 2 * hi - 1)"), std::string::npos) << s2src;
   // tinygrad's kernels have no range loads: no pragma
   const char* conv =
       "x = input('x', (1, 4, 6, 16))\nw = input('w', (8, 4, 3, 3))\noutput('y', x.conv2d(w, padding=1))";

@@ -56,6 +56,35 @@ std::string ClangRenderer::render_bitcast(const std::string& x, DType from, DTyp
 
 namespace {
 
+// With AVX, tg_vload2_range's 2*lanes elements as masked loads of 8 (4 for 4 lanes) that read
+// elements 2*lo .. 2*hi-2 only, then the even ones: no branches, as avx_masked_load.
+std::string avx_masked_load2(const std::string& elem, int lanes) {
+  if (elem != "float" || (lanes != 4 && lanes != 8 && lanes != 16)) return "";
+  const int w = lanes == 4 ? 4 : 8, chunks = 2 * lanes / w;
+  const std::string v = "v" + std::to_string(w), m = "m" + std::to_string(w);
+  auto list = [](int from, int n, int step) {
+    std::string out;
+    for (int i = 0; i < n; i++) out += (i ? "," : "") + std::to_string(from + i * step);
+    return out;
+  };
+  std::string out = "#if defined(__AVX__)\n  typedef float " + v + " __attribute__((vector_size(" +
+                    std::to_string(4 * w) + ")));\n  typedef int " + m + " __attribute__((vector_size(" +
+                    std::to_string(4 * w) + ")));\n  " + m + " z = {0};\n";
+  const std::string load = w == 4 ? "__builtin_ia32_maskloadps" : "__builtin_ia32_maskloadps256";
+  for (int c = 0; c < chunks; c++) {
+    const std::string j = "j" + std::to_string(c), x = "x" + std::to_string(c);
+    out += "  " + m + " " + j + " = {" + list(c * w, w, 1) + "};\n  " + v + " " + x + " = " + load +
+           "((const " + v + "*)(p + " + std::to_string(c * w) + "), (" + j + " >= z + 2 * lo) & (" + j +
+           " < z + 2 * hi - 1));\n";
+  }
+  if (chunks == 2)
+    return out + "  return __builtin_shufflevector(x0, x1, " + list(0, lanes, 2) + ");\n#endif\n";
+  // 16 lanes: the even elements of each pair of chunks, then both halves
+  return out + "  " + v + " e0 = __builtin_shufflevector(x0, x1, " + list(0, 8, 2) +
+         "), e1 = __builtin_shufflevector(x2, x3, " + list(0, 8, 2) +
+         ");\n  return __builtin_shufflevector(e0, e1, " + list(0, 16, 1) + ");\n#endif\n";
+}
+
 // tg_vload2_range: lanes lo..hi-1 of p[2*l], the others 0. When the 2*lanes elements lie inside
 // the buffer, two vector loads and one shuffle of their even elements (a stride-2 conv reads its
 // image so), else lane by lane.
@@ -67,9 +96,9 @@ std::string stride2_load(const std::string& elem, const std::string& vec, const 
     evens += "," + std::to_string(2 * i);
   }
   return "static inline " + vec + " tg_vload2_range_" + vec + "(const " + elem +
-         "* p, int lo, int hi, _Bool whole) {\n" + "  if (whole) {\n    " + vec +
-         " v = __builtin_shufflevector(tg_vload_" + vec + "(p), tg_vload_" + vec + "(p + " + n + ")" + evens +
-         ");\n    if (lo <= 0 && hi >= " + n + ") return v;\n    " + mask + " l = {" + iota +
+         "* p, int lo, int hi, _Bool whole) {\n" + avx_masked_load2(elem, lanes) + "  if (whole) {\n    " +
+         vec + " v = __builtin_shufflevector(tg_vload_" + vec + "(p), tg_vload_" + vec + "(p + " + n + ")" +
+         evens + ");\n    if (lo <= 0 && hi >= " + n + ") return v;\n    " + mask + " l = {" + iota +
          "}, z = {0};\n    " + mask + " m = (l >= z + lo) & (l < z + hi);\n    return (" + vec + ")((" +
          mask + ")v & m);\n  }\n  " + vec + " v = tg_splat_" + vec +
          "(0);\n  for (int i = lo < 0 ? 0 : lo; i < (hi < " + n + " ? hi : " + n +

@@ -135,6 +135,7 @@ struct LoopFrame {
   llvm::PHINode* index;
   std::vector<std::pair<const UOp*, llvm::PHINode*>> acc_phis; // accumulators carried around the loop
   size_t accs_before;                                          // accumulators declared outside it
+  bool unroll = false; // a conv's window: llvm.loop.unroll.full (render_c's #pragma GCC unroll)
 };
 
 struct IfFrame {
@@ -158,8 +159,10 @@ public:
   }
 
   std::string render(const std::string& name, const std::vector<const UOp*>& uops) {
-    for (const UOp* u : uops)
+    for (const UOp* u : uops) {
       for (const UOp* s : u->src) users_[s]++;
+      range_loads_ |= u->op == UOps::LOAD && std::holds_alternative<LaneRange>(u->arg);
+    }
     declare_function(name, uops);
     for (const UOp* u : uops) emit(u);
     if (!loops_.empty() || !ifs_.empty()) render_error("RANGE or IF without its END");
@@ -377,6 +380,14 @@ private:
   void emit_range(const UOp* u) {
     llvm::BasicBlock* preheader = b_.GetInsertBlock();
     LoopFrame f{new_block("loop_header"), nullptr, nullptr, {}, accs_.size()};
+    // as CLANG's Language::unroll_window: a short reduce loop inside another, in a kernel with
+    // range loads, unrolls so that its lane bounds leave the outer loop
+    const bool reduce = std::get<LoopArg>(u->arg).reduce;
+    if (reduce && open_reduce_ > 0 && range_loads_ && u->src[0]->is_const() && u->src[1]->is_const()) {
+      const int64_t trip = u->src[1]->value().as_int() - u->src[0]->value().as_int();
+      f.unroll = trip > 1 && trip <= 7;
+    }
+    open_reduce_ += reduce;
     llvm::BasicBlock* body = new_block("loop_body");
     f.exit = new_block("loop_exit");
     b_.CreateBr(f.header);
@@ -393,6 +404,17 @@ private:
     enter(body);
     v_[u] = f.index;
     loops_.push_back(std::move(f));
+    loops_reduce_.push_back(reduce);
+  }
+
+  // !{!self, !{"llvm.loop.unroll.full"}}: the loop's own distinct node, as clang emits it
+  llvm::MDNode* unroll_full() {
+    auto temp = llvm::MDNode::getTemporary(ctx_, llvm::ArrayRef<llvm::Metadata*>());
+    llvm::Metadata* full = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")});
+    std::vector<llvm::Metadata*> ops{temp.get(), full};
+    llvm::MDNode* loop = llvm::MDNode::getDistinct(ctx_, ops);
+    loop->replaceOperandWith(0, loop);
+    return loop;
   }
 
   void emit_endrange() {
@@ -405,7 +427,10 @@ private:
       phi->addIncoming(ref(acc), latch);
       v_[acc] = phi; // after the loop: the value the last test saw
     }
-    b_.CreateBr(f.header);
+    llvm::BranchInst* back = b_.CreateBr(f.header);
+    if (f.unroll) back->setMetadata(llvm::LLVMContext::MD_loop, unroll_full());
+    open_reduce_ -= loops_reduce_.back();
+    loops_reduce_.pop_back();
     enter(f.exit);
     accs_.resize(f.accs_before); // accumulators of the body are out of scope
   }
@@ -597,7 +622,10 @@ private:
     }
   }
 
-  llvm::LLVMContext ctx_; // declared first: destroyed after the module and builder
+  llvm::LLVMContext ctx_;          // declared first: destroyed after the module and builder
+  bool range_loads_ = false;       // the kernel has LOADs of a LaneRange
+  int open_reduce_ = 0;            // reduce loops open around the current UOp
+  std::vector<bool> loops_reduce_; // per open loop: a reduce loop?
   llvm::Module module_;
   IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
