@@ -151,6 +151,10 @@ void Kernel::host_optimizations() {
     if (std::holds_alternative<ConstBuffer>(bufs[b])) continue;
     const auto& s = strides[b][size_t(lane_pos)];
     load_cost[b] = !s || (*s != 0 && *s != 1) ? width : *s == 1 ? 2 : 1;
+    // consecutive where valid (a padded image): a range load, as dear as a vector load
+    if (load_cost[b] == width && opts.vector_lane_ranges &&
+        stride_is(sts[b].real_strides(true)[size_t(lane_pos)], 1))
+      load_cost[b] = 2;
   }
   auto reuse = [&](int a) { // the cost of the dearest input broadcast along axis a
     int64_t best = 0;
