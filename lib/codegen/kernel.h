@@ -73,6 +73,11 @@ public:
   // Vector lanes (host optimizer): >1 makes the first upcast axis, an output axis of this size,
   // the lanes of vector values instead of unrolled copies.
   int lanes = 1;
+  // Added: the lanes are instead the innermost reduce axis (unrolled, upcast last): each lane
+  // accumulates every lanes-th element in order, and the lanes are summed (or maxed) in lane
+  // order after the loop. For reduces along a contiguous axis (a mean over an image, a matrix-
+  // vector product), which have no output axis to give lanes to.
+  bool reduce_lanes = false;
   // Tensor cores (TC): the one in use (an index into opts.tensor_cores, -1: none), where its axes
   // are, and each reduce's two multiplied buffers.
   int tensor_core = -1;
@@ -130,6 +135,7 @@ public:
 
 private:
   void unmask_broadcast_lanes(int axis, int64_t old_size);
+  bool lanes_on_reduce_axis(const std::vector<char>& inside_reduce);
   void upcast();
   void apply_opt_unchecked(const Opt& opt, bool append_opt);
   std::optional<TensorCoreOptions> create_tc_opts(const LazyOp* reduceop, const TensorCore& tc, int axis,

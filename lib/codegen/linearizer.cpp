@@ -293,12 +293,14 @@ public:
       full_upcast_idxs_.push_back(make_var("_uidx" + std::to_string(j), 0, full[size_t(i)] - 1));
     }
     if (k_.lanes > 1) {
-      if (upcast_idxs_.empty() || upcast_idxs_[0].is_num() || upcast_idxs_[0].max() + 1 != k_.lanes ||
+      // (reduce lanes: the upcast reduce axis, 0 in the output's indices, is in the full ones)
+      const std::vector<Expr>& lane_idxs = k_.reduce_lanes ? full_upcast_idxs_ : upcast_idxs_;
+      if (lane_idxs.empty() || lane_idxs[0].is_num() || lane_idxs[0].max() + 1 != k_.lanes ||
           k_.reduceops.size() > 1 || gfr)
         fail("RuntimeError", "linearize: vector lanes need an output axis of " + std::to_string(k_.lanes) +
                                  " as the first upcast axis, and at most one reduce");
       lanes_ = k_.lanes;
-      lane_var_ = upcast_idxs_[0];
+      lane_var_ = lane_idxs[0];
       lane_name_ = lane_var_.node()->name;
     }
     for (int i = fr + gfr; i < shape_len - up; i++) {
@@ -454,7 +456,8 @@ private:
           std::vector<const UOp*> src{g_.cnst(localtype, reduce_identity(acc))};
           src.insert(src.end(), loop_ctx.begin(), loop_ctx.end());
           u = g_.make(UOps::DEFINE_ACC, localtype, src,
-                      AccArg{acc_buf, acc_count++, has_lane(idx) || has_lane(valid) ? lanes_ : amt});
+                      AccArg{acc_buf, acc_count++,
+                             has_lane(idx) || has_lane(valid) || k_.reduce_lanes ? lanes_ : amt});
         } else if (has_lane(valid) || (!this_const && has_lane(idx))) {
           u = lane_load(i, idx, valid, localtype, this_const, barrier);
         } else if (this_const) {
@@ -779,6 +782,17 @@ private:
           {accs[z], g_.make(UOps::GEP, tc.dtype_out, {wmmas[z / size_t(sz[2])]}, int(z % size_t(sz[2])))});
   }
 
+  // Kernel::reduce_lanes: each accumulator's lanes reduced in lane order, after the loop
+  std::vector<const UOp*> across_lanes(Op op, const std::vector<const UOp*>& accs) {
+    std::vector<const UOp*> out;
+    for (const UOp* a : accs) {
+      const UOp* v = lane(a, 0);
+      for (int l = 1; l < a->vcount; l++) v = g_.alu(op == Op::SUM ? Op::ADD : Op::MAX, {v, lane(a, l)});
+      out.push_back(v);
+    }
+    return out;
+  }
+
   // acc[off] = acc[off] <op> value for each value, then PHIs for the changed accumulators
   std::vector<const UOp*> reduce_into(Op op, const std::vector<const UOp*>& values,
                                       const std::vector<int>& offs, std::vector<const UOp*>& acc) {
@@ -813,7 +827,7 @@ private:
       return out;
     }
     if (is_reduce(x->op) && !reduce_acc) {
-      const auto& a = accs.at(x);
+      const auto& a = k_.reduce_lanes && !offs ? across_lanes(x->op, accs.at(x)) : accs.at(x);
       if (!offs) return a;
       std::vector<const UOp*> out;
       for (int o : *offs) out.push_back(a.at(size_t(o)));

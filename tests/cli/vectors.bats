@@ -61,7 +61,7 @@ for o in ["mm", "conv", "conv28", "dw", "mx", "wh", "e", "s", "m"]: np.testing.a
 }
 
 @test "a kernel whose strided input no tile would reuse keeps tinygrad's opts" {
-  printf '%s\n' 'a = input("a", (40, 64))' 'output("r", a.sum(axis=1))' >r.tg
+  printf '%s\n' 'a = input("a", (40, 63))' 'output("r", a.sum(axis=1))' >r.tg
   tg-trace r.tg | tg-schedule | TG_VECTOR_LANES=16 tg-codegen --json -o r.json
   tg-trace r.tg | tg-schedule | tg-codegen --opt tinygrad --json -o t.json
   expect_eq "$(jq -c '[.kernels[].src]' r.json)" "$(jq -c '[.kernels[].src]' t.json)"

@@ -51,7 +51,8 @@ TEST(HostOpt, a_matmul_gets_lanes_over_its_columns_and_a_tile_of_rows_by_vectors
 }
 
 TEST(HostOpt, no_lanes_means_tinygrads_optimizations) {
-  for (const char* script : {kMatmul, "a = input('a', (40, 64))\noutput('r', a.sum(axis=1))",
+  // (a row of 63: contiguous, but no vector width divides it)
+  for (const char* script : {kMatmul, "a = input('a', (40, 63))\noutput('r', a.sum(axis=1))",
                              "a = input('a', (8, 8), dtype=dtypes.int32)\noutput('r', a + 1)"}) {
     Kernel k = kernel_of(script, 0), strided = kernel_of(script, 16);
     Schedule s = schedule_graph(trace_script(script, "t.tg"));
@@ -187,4 +188,24 @@ TEST(HostOpt, a_conv_window_is_unrolled_and_its_range_loads_are_avx_masked_loads
   Kernel tiny(schedule_graph(trace_script(conv, "t.tg")).kernels.at(0).ast, device_renderer("CLANG").opts());
   tiny.hand_coded_optimizations();
   EXPECT_EQ(lower_kernel(tiny, device_renderer("CLANG")).src.find("#pragma GCC unroll"), std::string::npos);
+}
+
+TEST(HostOpt, a_reduce_along_a_contiguous_axis_gets_the_lanes) {
+  // no output axis for lanes (each row's sum is one scalar): the lanes go to the reduce axis,
+  // each lane sums every 16th element, and the lanes are added in order after the loop
+  Kernel k = kernel_of("a = input('a', (40, 64))\noutput('r', (a * 2).exp().sum(axis=1))", 16);
+  ASSERT_EQ(k.lanes, 16);
+  EXPECT_TRUE(k.reduce_lanes);
+  std::string src = lower_kernel(k, device_renderer("CLANG")).src;
+  EXPECT_NE(src.find("floatx16 acc0 = tg_splat_floatx16(0.0f);"), std::string::npos) << src;
+  EXPECT_NE(src.find("tg_vexp2_floatx16("), std::string::npos) << src;
+  EXPECT_NE(src.find("(acc0[0]+acc0[1]+acc0[2]+"), std::string::npos) << src;
+  EXPECT_NE(lower_kernel(k, device_renderer("LLVM")).src.find("<16 x float>"), std::string::npos);
+  // a max keeps tinygrad's order: with lanes, a tie of 0.0 and -0.0 could keep the other zero
+  EXPECT_FALSE(kernel_of("a = input('a', (40, 64))\noutput('r', a.max(axis=1))", 8).reduce_lanes);
+  // an input strided along the reduce axis keeps tinygrad's opts
+  EXPECT_FALSE(kernel_of("a = input('a', (64, 40))\noutput('r', a.T.sum(axis=1).reshape(40, 1) * "
+                         "input('b', (40, 64)))",
+                         8)
+                   .reduce_lanes);
 }
