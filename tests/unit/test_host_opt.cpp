@@ -24,6 +24,13 @@ Kernel kernel_of(const std::string& script, int lanes) {
   return k;
 }
 
+// The source (CLANG or LLVM) of a script's first kernel, which must get `lanes` lanes.
+std::string src_of(const std::string& script, int lanes, const char* device = "CLANG") {
+  Kernel k = kernel_of(script, lanes);
+  EXPECT_EQ(k.lanes, lanes) << script;
+  return lower_kernel(k, device_renderer(device)).src;
+}
+
 const char* kMatmul = "a = input('a', (64, 32))\nb = input('b', (32, 64))\noutput('c', a @ b)";
 
 } // namespace
@@ -103,11 +110,9 @@ TEST(HostOpt, a_row_padded_to_several_vectors_loads_each_as_a_range) {
   // 28 columns over 8 lanes pad to 4 vectors: the image's index is (8*v+lane+kx)%30, which is
   // 8*v+lane+kx wherever 8*v+lane < 28 (the only lanes loaded or stored): each vector of the row
   // is one range load, not 8 lanes gathered one by one (ResNet-50's 28- and 14-wide 3x3 convs)
-  Kernel k = kernel_of("x = input('x', (1, 4, 6, 28))\nw = input('w', (8, 4, 3, 3))\n"
-                       "output('y', x.conv2d(w, padding=1))",
-                       8);
-  ASSERT_EQ(k.lanes, 8);
-  std::string src = lower_kernel(k, device_renderer("CLANG")).src;
+  std::string src = src_of("x = input('x', (1, 4, 6, 28))\nw = input('w', (8, 4, 3, 3))\n"
+                           "output('y', x.conv2d(w, padding=1))",
+                           8);
   EXPECT_NE(src.find("= tg_vload_range_floatx8(data1+"), std::string::npos) << src;
   EXPECT_EQ(src.find("(floatx8){"), std::string::npos) << src;
   EXPECT_EQ(src.find("%"), std::string::npos) << src;
@@ -144,17 +149,14 @@ TEST(HostOpt, padded_lanes_leave_a_broadcast_input_unmasked) {
 TEST(HostOpt, maximum_and_clip_select_whole_vectors_by_masks) {
   // tinygrad's maximum is where(x<y, y, where((x!=y)!=True, (x+y)/2, x)): the compares of float
   // vectors are masks (intx8: -1 or 0), the negation ~m, the selects tg_vsel; no lane by lane ?:
-  Kernel k = kernel_of("a = input('a', (16, 32))\nb = input('b', (32, 64))\n"
-                       "output('c', (a @ b).clip(0, 6))",
-                       8);
-  ASSERT_EQ(k.lanes, 8);
-  std::string src = lower_kernel(k, device_renderer("CLANG")).src;
+  const char* clip = "a = input('a', (16, 32))\nb = input('b', (32, 64))\noutput('c', (a @ b).clip(0, 6))";
+  std::string src = src_of(clip, 8);
   EXPECT_NE(src.find("tg_vsel_floatx8("), std::string::npos) << src;
   EXPECT_NE(src.find("(~("), std::string::npos) << src;
   EXPECT_EQ(src.find("(floatx8){"), std::string::npos) << src;
   EXPECT_FALSE(std::regex_search(src, std::regex(R"(\[\d+\]<)"))) << src; // a lane's compare: alu9[0]<val0
   // the same on LLVM: <8 x i1> compares and selects
-  std::string ll = lower_kernel(k, device_renderer("LLVM")).src;
+  std::string ll = src_of(clip, 8, "LLVM");
   EXPECT_NE(ll.find("fcmp contract olt <8 x float>"), std::string::npos) << ll;
   EXPECT_NE(ll.find("select contract <8 x i1>"), std::string::npos) << ll;
 }
@@ -162,11 +164,9 @@ TEST(HostOpt, maximum_and_clip_select_whole_vectors_by_masks) {
 TEST(HostOpt, a_conv_window_is_unrolled_and_its_range_loads_are_avx_masked_loads) {
   // the 3x3 window's loops unroll (their masks then move out of the channel loop) and a range
   // load is one vmaskmovps where AVX is there: 2.7x on UNet's 3x3 convs, bit for bit the same
-  Kernel k = kernel_of("x = input('x', (1, 4, 6, 16))\nw = input('w', (8, 4, 3, 3))\n"
-                       "output('y', x.conv2d(w, padding=1))",
-                       8);
-  ASSERT_EQ(k.lanes, 8);
-  std::string src = lower_kernel(k, device_renderer("CLANG")).src;
+  const char* conv =
+      "x = input('x', (1, 4, 6, 16))\nw = input('w', (8, 4, 3, 3))\noutput('y', x.conv2d(w, padding=1))";
+  std::string src = src_of(conv, 8);
   size_t pragmas = 0;
   for (size_t at = src.find("#pragma GCC unroll 3"); at != std::string::npos;
        at = src.find("#pragma GCC unroll 3", at + 1))
@@ -174,17 +174,13 @@ TEST(HostOpt, a_conv_window_is_unrolled_and_its_range_loads_are_avx_masked_loads
   EXPECT_EQ(pragmas, 2u) << src;
   EXPECT_NE(src.find("__builtin_ia32_maskloadps256((const floatx8*)p, m)"), std::string::npos) << src;
   // LLVM: the same loops carry llvm.loop.unroll.full
-  EXPECT_NE(lower_kernel(k, device_renderer("LLVM")).src.find("!\"llvm.loop.unroll.full\""),
-            std::string::npos);
+  EXPECT_NE(src_of(conv, 8, "LLVM").find("!\"llvm.loop.unroll.full\""), std::string::npos);
   // stride 2: masked loads of the 2*lanes elements 2*lo .. 2*hi-2, then the even ones
-  Kernel s2 = kernel_of("x = input('x', (1, 2, 8, 32))\nw = input('w', (4, 2, 3, 3))\n"
-                        "output('y', x.conv2d(w, padding=1, stride=2))",
-                        8);
-  std::string s2src = lower_kernel(s2, device_renderer("CLANG")).src;
+  std::string s2src = src_of("x = input('x', (1, 2, 8, 32))\nw = input('w', (4, 2, 3, 3))\n"
+                             "output('y', x.conv2d(w, padding=1, stride=2))",
+                             8);
   EXPECT_NE(s2src.find("(j0 >= z + 2 * lo) & (j0 < z + 2 * hi - 1)"), std::string::npos) << s2src;
   // tinygrad's kernels have no range loads: no pragma
-  const char* conv =
-      "x = input('x', (1, 4, 6, 16))\nw = input('w', (8, 4, 3, 3))\noutput('y', x.conv2d(w, padding=1))";
   Kernel tiny(schedule_graph(trace_script(conv, "t.tg")).kernels.at(0).ast, device_renderer("CLANG").opts());
   tiny.hand_coded_optimizations();
   EXPECT_EQ(lower_kernel(tiny, device_renderer("CLANG")).src.find("#pragma GCC unroll"), std::string::npos);
