@@ -26,15 +26,16 @@ HIERARCHIES = {
 
 
 def kernel_misses(out_file: Path):
-  """(D1 misses, LL misses) of the functions named r_* (the matmul kernel) in a cachegrind file, and of
-  ???: a kernel whose symbol valgrind cannot name (seen for the unpacked kernel's .so); tg-run runs no
-  other code without symbols."""
+  """(D1 misses, LL misses) of the functions named r_* (the matmul kernel) or tg_launch_r_* (its
+  launch wrapper, into which clang inlines the kernel when it has no stack array: the unpacked one)
+  in a cachegrind file, and of ???: a kernel whose symbol valgrind cannot name; tg-run runs no other
+  code without symbols."""
   events, in_kernel, d1, ll = [], False, 0, 0
   for line in out_file.read_text().splitlines():
     if line.startswith("events:"):
       events = line.split()[1:]
     elif line.startswith("fn="):
-      in_kernel = line[3:].startswith("r_") or line[3:] == "???"
+      in_kernel = line[3:].startswith(("r_", "tg_launch_r_")) or line[3:] == "???"
     elif in_kernel and line[:1].isdigit():
       counts = dict(zip(events, map(int, line.split()[1:])))
       d1 += counts.get("D1mr", 0) + counts.get("D1mw", 0)
