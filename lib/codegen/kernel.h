@@ -74,9 +74,9 @@ public:
   // the lanes of vector values instead of unrolled copies.
   int lanes = 1;
   // Added: the lanes are instead the innermost reduce axis (unrolled, upcast last): each lane
-  // accumulates every lanes-th element in order, and the lanes are summed (or maxed) in lane
-  // order after the loop. For reduces along a contiguous axis (a mean over an image, a matrix-
-  // vector product), which have no output axis to give lanes to.
+  // accumulates every lanes-th element in order, and the lanes are summed in lane order after
+  // the loop (sums only: host_opt.cpp lanes_on_reduce_axis). For reduces along a contiguous axis (a mean over
+  // an image, a matrix- vector product), which have no output axis to give lanes to.
   bool reduce_lanes = false;
   // Tensor cores (TC): the one in use (an index into opts.tensor_cores, -1: none), where its axes
   // are, and each reduce's two multiplied buffers.

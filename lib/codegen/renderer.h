@@ -53,6 +53,9 @@ struct RendererOpts {
   // Compares of float vectors are vectors of masks (C: intxN of -1 and 0; LLVM: <N x i1>) that
   // WHERE selects with, MUL ands, CMPNE xors and NEG inverts; elsewhere they go lane by lane.
   bool vector_masks = false;
+  // Host targets: a kernel with range loads unrolls its reduce loops of at most this many
+  // iterations nested in another (a conv's window; codegen/uops.h window_loops); 0: never.
+  int unroll_window = 0;
 };
 
 // The names of the two int parameters of a split kernel's outer loop.

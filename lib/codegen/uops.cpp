@@ -462,6 +462,24 @@ std::string arg_to_string(const UOp* u) {
 }
 } // namespace
 
+std::unordered_set<const UOp*> window_loops(const std::vector<const UOp*>& uops, int max_trip) {
+  std::unordered_set<const UOp*> out;
+  if (max_trip < 2 || std::none_of(uops.begin(), uops.end(), [](const UOp* u) {
+        return u->op == UOps::LOAD && std::holds_alternative<LaneRange>(u->arg);
+      }))
+    return out;
+  int open_reduce = 0; // reduce loops open around the current UOp
+  for (const UOp* u : uops) {
+    if (u->op == UOps::ENDRANGE) open_reduce -= std::get<LoopArg>(u->src[0]->arg).reduce;
+    if (u->op != UOps::RANGE || !std::get<LoopArg>(u->arg).reduce) continue;
+    if (open_reduce++ > 0 && u->src[0]->is_const() && u->src[1]->is_const()) {
+      const int64_t trip = u->src[1]->value().as_int() - u->src[0]->value().as_int();
+      if (trip > 1 && trip <= max_trip) out.insert(u);
+    }
+  }
+  return out;
+}
+
 std::string uops_to_string(const std::vector<const UOp*>& uops) {
   std::unordered_map<const UOp*, size_t> index;
   for (size_t i = 0; i < uops.size(); i++) index[uops[i]] = i;

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -256,6 +257,11 @@ const UOp* graph_rewrite(const UOp* sink, const PatternMatcher& pm, UOpGraph& g)
 // Toposort from SINK into the order a renderer emits, inserting ENDRANGE/ENDIF. The SINK
 // itself is dropped.
 std::vector<const UOp*> linearize_uops(const UOp* sink, UOpGraph& g);
+
+// Added: the loops a renderer unrolls in a kernel with range loads (LOADs of a LaneRange: tg's host
+// optimizer): reduce loops of 2..max_trip constant iterations inside another reduce loop (a
+// conv's window). Unrolled, their lane bounds depend on no inner loop and leave the outer one.
+std::unordered_set<const UOp*> window_loops(const std::vector<const UOp*>& uops, int max_trip);
 
 // One line per UOp, like tinygrad's UOpGraph.print(): index, op, dtype, src indices, arg.
 std::string uops_to_string(const std::vector<const UOp*>& uops);

@@ -69,10 +69,9 @@ public:
   explicit Walk(const CStyleRenderer& r) : r_(r), lang_(r.language()) {}
 
   std::string run(const std::string& name, const std::vector<const UOp*>& uops) {
-    for (const UOp* u : uops) {
+    for (const UOp* u : uops)
       for (const UOp* s : u->src) child_count_[s]++;
-      range_loads_ |= u->op == UOps::LOAD && std::holds_alternative<LaneRange>(u->arg);
-    }
+    unrolled_ = window_loops(uops, r_.opts().unroll_window);
     for (const UOp* u : uops) emit(u);
     return r_.render_kernel(name, params_, body_.str(), uops);
   }
@@ -137,13 +136,9 @@ private:
       r_names_[u] = r_.render_const(u->value(), *u->dtype);
       break;
     case UOps::RANGE: {
-      const bool reduce = std::get<LoopArg>(u->arg).reduce;
-      if (reduce && open_reduce_ > 0 && range_loads_ && lang_.unroll_window > 0 && u->src[0]->is_const() &&
-          u->src[1]->is_const()) {
-        const int64_t trip = u->src[1]->value().as_int() - u->src[0]->value().as_int();
-        if (trip > 1 && trip <= lang_.unroll_window) line("#pragma GCC unroll " + std::to_string(trip));
-      }
-      open_reduce_ += reduce;
+      if (unrolled_.count(u))
+        line("#pragma GCC unroll " +
+             std::to_string(u->src[1]->value().as_int() - u->src[0]->value().as_int()));
       std::string v = ssa("ridx", u);
       line("for (int " + v + " = " + ref(u->src[0]) + "; " + v + " < " + ref(u->src[1]) + "; " + v + "++) {");
       depth_++;
@@ -151,7 +146,6 @@ private:
     }
     case UOps::ENDRANGE:
     case UOps::ENDIF:
-      if (u->op == UOps::ENDRANGE) open_reduce_ -= std::get<LoopArg>(u->src[0]->arg).reduce;
       depth_--;
       line("}");
       break;
@@ -297,8 +291,7 @@ private:
   UOpMap<int> child_count_;
   std::map<std::string, int> counters_;
   int depth_ = 1;
-  int open_reduce_ = 0;      // reduce loops open around the current UOp
-  bool range_loads_ = false; // the kernel has LOADs of a LaneRange (Language::unroll_window)
+  std::unordered_set<const UOp*> unrolled_; // RANGEs that get #pragma GCC unroll (window_loops)
 };
 
 } // namespace

@@ -29,10 +29,6 @@ public:
     // empty where vectors are the renderer's own (CLANG's vector_size types)
     std::string float4;
     bool smem_prefix_for_cast = true; // a vector access to local memory casts with smem_prefix
-    // Added: in a kernel with range loads (tg's host optimizer), a reduce loop of at most this
-    // many iterations inside another reduce loop (a conv's window) gets `#pragma GCC unroll`:
-    // unrolled, its masks no longer depend on the loop and move out of the outer one (0: never)
-    int unroll_window = 0;
   };
 
   CStyleRenderer(RendererOpts opts, Language lang) : Renderer(std::move(opts)), lang_(std::move(lang)) {}

@@ -19,6 +19,7 @@ RendererOpts clang_opts() {
   o.vector_lane_ranges = true;
   o.vector_math = true;
   o.vector_masks = true;
+  o.unroll_window = 7; // 3x3, 5x5 and 7x7 windows: #pragma GCC unroll
   // half of L2 keeps a panel there while the rows of the other operand stream past it; at most
   // 1 MiB, as the panels live on the stack of the thread that runs the kernel
   o.pack_panel_bytes = std::min<int64_t>(host_l2_bytes() / 2, int64_t(1) << 20);
@@ -29,7 +30,6 @@ CStyleRenderer::Language clang_language() {
   CStyleRenderer::Language l;
   l.buffer_suffix = " restrict";
   l.smem_align = "__attribute__((aligned(64))) "; // packed panels (pack_panels.h): whole cache lines
-  l.unroll_window = 7;                            // 3x3, 5x5 and 7x7 windows
   return l;
 }
 
@@ -56,33 +56,35 @@ std::string ClangRenderer::render_bitcast(const std::string& x, DType from, DTyp
 
 namespace {
 
+// "from,from+step,..." (n numbers): vector initializers and shuffle indices of the helpers.
+std::string index_list(int from, int n, int step = 1) {
+  std::string out;
+  for (int i = 0; i < n; i++) out += (i ? "," : "") + std::to_string(from + i * step);
+  return out;
+}
+
 // With AVX, tg_vload2_range's 2*lanes elements as masked loads of 8 (4 for 4 lanes) that read
 // elements 2*lo .. 2*hi-2 only, then the even ones: no branches, as avx_masked_load.
 std::string avx_masked_load2(const std::string& elem, int lanes) {
   if (elem != "float" || (lanes != 4 && lanes != 8 && lanes != 16)) return "";
   const int w = lanes == 4 ? 4 : 8, chunks = 2 * lanes / w;
   const std::string v = "v" + std::to_string(w), m = "m" + std::to_string(w);
-  auto list = [](int from, int n, int step) {
-    std::string out;
-    for (int i = 0; i < n; i++) out += (i ? "," : "") + std::to_string(from + i * step);
-    return out;
-  };
   std::string out = "#if defined(__AVX__)\n  typedef float " + v + " __attribute__((vector_size(" +
                     std::to_string(4 * w) + ")));\n  typedef int " + m + " __attribute__((vector_size(" +
                     std::to_string(4 * w) + ")));\n  " + m + " z = {0};\n";
   const std::string load = w == 4 ? "__builtin_ia32_maskloadps" : "__builtin_ia32_maskloadps256";
   for (int c = 0; c < chunks; c++) {
     const std::string j = "j" + std::to_string(c), x = "x" + std::to_string(c);
-    out += "  " + m + " " + j + " = {" + list(c * w, w, 1) + "};\n  " + v + " " + x + " = " + load +
+    out += "  " + m + " " + j + " = {" + index_list(c * w, w) + "};\n  " + v + " " + x + " = " + load +
            "((const " + v + "*)(p + " + std::to_string(c * w) + "), (" + j + " >= z + 2 * lo) & (" + j +
            " < z + 2 * hi - 1));\n";
   }
   if (chunks == 2)
-    return out + "  return __builtin_shufflevector(x0, x1, " + list(0, lanes, 2) + ");\n#endif\n";
+    return out + "  return __builtin_shufflevector(x0, x1, " + index_list(0, lanes, 2) + ");\n#endif\n";
   // 16 lanes: the even elements of each pair of chunks, then both halves
-  return out + "  " + v + " e0 = __builtin_shufflevector(x0, x1, " + list(0, 8, 2) +
-         "), e1 = __builtin_shufflevector(x2, x3, " + list(0, 8, 2) +
-         ");\n  return __builtin_shufflevector(e0, e1, " + list(0, 16, 1) + ");\n#endif\n";
+  return out + "  " + v + " e0 = __builtin_shufflevector(x0, x1, " + index_list(0, 8, 2) +
+         "), e1 = __builtin_shufflevector(x2, x3, " + index_list(0, 8, 2) +
+         ");\n  return __builtin_shufflevector(e0, e1, " + index_list(0, 16) + ");\n#endif\n";
 }
 
 // tg_vload2_range: lanes lo..hi-1 of p[2*l], the others 0. When the 2*lanes elements lie inside
@@ -90,11 +92,8 @@ std::string avx_masked_load2(const std::string& elem, int lanes) {
 // image so), else lane by lane.
 std::string stride2_load(const std::string& elem, const std::string& vec, const std::string& mask,
                          int lanes) {
-  std::string n = std::to_string(lanes), iota, evens;
-  for (int i = 0; i < lanes; i++) {
-    iota += (i ? "," : "") + std::to_string(i);
-    evens += "," + std::to_string(2 * i);
-  }
+  const std::string n = std::to_string(lanes), iota = index_list(0, lanes),
+                    evens = "," + index_list(0, lanes, 2);
   return "static inline " + vec + " tg_vload2_range_" + vec + "(const " + elem +
          "* p, int lo, int hi, _Bool whole) {\n" + avx_masked_load2(elem, lanes) + "  if (whole) {\n    " +
          vec + " v = __builtin_shufflevector(tg_vload_" + vec + "(p), tg_vload_" + vec + "(p + " + n + ")" +
@@ -113,13 +112,12 @@ std::string stride2_load(const std::string& elem, const std::string& vec, const 
 // read and cannot fault), without branches: the generic body below (a vector load when every
 // lane is valid, else the lanes one by one) costs a conv's inner loop more than its FMAs. A 3x3
 // conv of UNet (64 channels, 64x64) ran 11.2 -> 7.4 ms with it, 4.7 ms with its window unrolled
-// (Language::unroll_window), the speed of its unmasked loads. Float vectors of 4, 8 or 16 lanes
+// (RendererOpts::unroll_window), the speed of its unmasked loads. Float vectors of 4, 8 or 16 lanes
 // (16: two 8-lane halves, so that it needs no AVX-512).
 std::string avx_masked_load(const std::string& elem, const std::string& vec, const std::string& mask,
                             int lanes) {
   if (elem != "float" || (lanes != 4 && lanes != 8 && lanes != 16)) return "";
-  std::string iota;
-  for (int i = 0; i < lanes; i++) iota += (i ? "," : "") + std::to_string(i);
+  const std::string iota = index_list(0, lanes);
   std::string out = "#if defined(__AVX__)\n  " + mask + " l = {" + iota + "}, z = {0};\n  " + mask +
                     " m = (l >= z + lo) & (l < z + hi);\n";
   if (lanes == 4) return out + "  return __builtin_ia32_maskloadps((const " + vec + "*)p, m);\n#endif\n";
@@ -137,8 +135,7 @@ std::string avx_masked_load(const std::string& elem, const std::string& vec, con
 std::string vector_helpers(const std::string& elem, const std::string& vec, const std::string& mask,
                            int lanes) {
   const std::string n = std::to_string(lanes), bytes = "sizeof(" + vec + ")";
-  std::string iota;
-  for (int i = 0; i < lanes; i++) iota += (i ? "," : "") + std::to_string(i);
+  const std::string iota = index_list(0, lanes);
   // (gcc warns that passing a wide vector by value depends on -mavx512f: not for static inlines)
   return "#ifndef TG_VECTOR_" + vec + "\n#define TG_VECTOR_" + vec +
          "\n#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC diagnostic ignored "

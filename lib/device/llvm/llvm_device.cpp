@@ -26,6 +26,7 @@ RendererOpts llvm_opts() {
   o.vector_lanes = host_vector_floats(); // <N x float> vectors
   o.vector_lane_ranges = true;           // llvm.masked.load
   o.vector_masks = true;                 // <N x i1> compares and selects
+  o.unroll_window = 7;                   // llvm.loop.unroll.full, as CLANG's #pragma GCC unroll
   return o;
 }
 
@@ -33,7 +34,7 @@ class LlvmRenderer : public Renderer {
 public:
   LlvmRenderer() : Renderer(llvm_opts()) {}
   std::string render(const std::string& function_name, const std::vector<const UOp*>& uops) const override {
-    return plugin().render(function_name, uops);
+    return plugin().render(function_name, uops, opts().unroll_window);
   }
 };
 

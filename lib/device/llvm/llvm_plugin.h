@@ -20,7 +20,8 @@ struct LlvmBuild {
 
 struct LlvmPlugin {
   // One kernel's IR module as text (render_llvm_ir).
-  std::string (*render)(const std::string& function_name, const std::vector<const UOp*>& uops);
+  std::string (*render)(const std::string& function_name, const std::vector<const UOp*>& uops,
+                        int unroll_window);
   // A program's kernels, with their launchers, as one shared object at `out`.
   void (*build)(const LlvmBuild& build, const std::filesystem::path& out);
 };

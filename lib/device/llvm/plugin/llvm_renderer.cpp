@@ -158,11 +158,10 @@ public:
     b_.setFastMathFlags(fmf);
   }
 
-  std::string render(const std::string& name, const std::vector<const UOp*>& uops) {
-    for (const UOp* u : uops) {
+  std::string render(const std::string& name, const std::vector<const UOp*>& uops, int unroll_window) {
+    for (const UOp* u : uops)
       for (const UOp* s : u->src) users_[s]++;
-      range_loads_ |= u->op == UOps::LOAD && std::holds_alternative<LaneRange>(u->arg);
-    }
+    unrolled_ = window_loops(uops, unroll_window);
     declare_function(name, uops);
     for (const UOp* u : uops) emit(u);
     if (!loops_.empty() || !ifs_.empty()) render_error("RANGE or IF without its END");
@@ -379,15 +378,7 @@ private:
   // run zero times), and one phi per accumulator in scope.
   void emit_range(const UOp* u) {
     llvm::BasicBlock* preheader = b_.GetInsertBlock();
-    LoopFrame f{new_block("loop_header"), nullptr, nullptr, {}, accs_.size()};
-    // as CLANG's Language::unroll_window: a short reduce loop inside another, in a kernel with
-    // range loads, unrolls so that its lane bounds leave the outer loop
-    const bool reduce = std::get<LoopArg>(u->arg).reduce;
-    if (reduce && open_reduce_ > 0 && range_loads_ && u->src[0]->is_const() && u->src[1]->is_const()) {
-      const int64_t trip = u->src[1]->value().as_int() - u->src[0]->value().as_int();
-      f.unroll = trip > 1 && trip <= 7;
-    }
-    open_reduce_ += reduce;
+    LoopFrame f{new_block("loop_header"), nullptr, nullptr, {}, accs_.size(), unrolled_.count(u) > 0};
     llvm::BasicBlock* body = new_block("loop_body");
     f.exit = new_block("loop_exit");
     b_.CreateBr(f.header);
@@ -404,7 +395,6 @@ private:
     enter(body);
     v_[u] = f.index;
     loops_.push_back(std::move(f));
-    loops_reduce_.push_back(reduce);
   }
 
   // !{!self, !{"llvm.loop.unroll.full"}}: the loop's own distinct node, as clang emits it
@@ -429,8 +419,6 @@ private:
     }
     llvm::BranchInst* back = b_.CreateBr(f.header);
     if (f.unroll) back->setMetadata(llvm::LLVMContext::MD_loop, unroll_full());
-    open_reduce_ -= loops_reduce_.back();
-    loops_reduce_.pop_back();
     enter(f.exit);
     accs_.resize(f.accs_before); // accumulators of the body are out of scope
   }
@@ -622,10 +610,8 @@ private:
     }
   }
 
-  llvm::LLVMContext ctx_;          // declared first: destroyed after the module and builder
-  bool range_loads_ = false;       // the kernel has LOADs of a LaneRange
-  int open_reduce_ = 0;            // reduce loops open around the current UOp
-  std::vector<bool> loops_reduce_; // per open loop: a reduce loop?
+  llvm::LLVMContext ctx_;                   // declared first: destroyed after the module and builder
+  std::unordered_set<const UOp*> unrolled_; // RANGEs that get llvm.loop.unroll.full (window_loops)
   llvm::Module module_;
   IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
@@ -638,8 +624,9 @@ private:
 
 } // namespace
 
-std::string render_llvm_ir(const std::string& function_name, const std::vector<const UOp*>& uops) {
-  return LlvmRenderer().render(function_name, uops);
+std::string render_llvm_ir(const std::string& function_name, const std::vector<const UOp*>& uops,
+                           int unroll_window) {
+  return LlvmRenderer().render(function_name, uops, unroll_window);
 }
 
 } // namespace tg

@@ -18,6 +18,8 @@
 namespace tg {
 
 // Throws tg::Error("RuntimeError", "render_llvm: ...") for a UOp it cannot lower.
-std::string render_llvm_ir(const std::string& function_name, const std::vector<const UOp*>& uops);
+// unroll_window: RendererOpts::unroll_window (codegen/uops.h window_loops).
+std::string render_llvm_ir(const std::string& function_name, const std::vector<const UOp*>& uops,
+                           int unroll_window = 0);
 
 } // namespace tg
