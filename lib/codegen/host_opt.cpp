@@ -82,6 +82,12 @@ bool Kernel::lanes_on_reduce_axis(const std::vector<char>& inside_reduce) {
   return true;
 }
 
+// Buffer b is consecutive along axis a where it is valid (a padded image row, a depthwise conv's):
+// with lanes on a, the linearizer loads each vector as one masked range load, not a gather.
+bool Kernel::range_loaded(size_t b, int a) const {
+  return opts.vector_lane_ranges && stride_is(sts[b].real_strides(true)[size_t(a)], 1);
+}
+
 void Kernel::host_optimizations() {
   const int widest = opts.vector_lanes;
   if (widest <= 1 || opts.has_local || reduceops.size() > 1 || upcasted || !lanes_fit_dtypes(lazyops))
@@ -118,9 +124,7 @@ void Kernel::host_optimizations() {
       if (std::holds_alternative<ConstBuffer>(bufs[b])) continue;
       auto strides = sts[b].real_strides();
       if (stride_is(strides[size_t(a)], 0) || stride_is(strides[size_t(a)], 1)) continue;
-      // consecutive where valid (a padded image row, a depthwise conv's): one masked vector
-      // load per vector (the linearizer's range loads), no gather to pay for
-      if (opts.vector_lane_ranges && stride_is(sts[b].real_strides(true)[size_t(a)], 1)) continue;
+      if (range_loaded(b, a)) continue; // no gather to pay for
       if (reduceop() && !inside_reduce[b] && reduce_len >= kLongReduce) continue;
       bool reused = false;
       for (int o = 0; o < fr && reduceop(); ++o)
@@ -183,10 +187,7 @@ void Kernel::host_optimizations() {
     if (std::holds_alternative<ConstBuffer>(bufs[b])) continue;
     const auto& s = strides[b][size_t(lane_pos)];
     load_cost[b] = !s || (*s != 0 && *s != 1) ? width : *s == 1 ? 2 : 1;
-    // consecutive where valid (a padded image): a range load, as dear as a vector load
-    if (load_cost[b] == width && opts.vector_lane_ranges &&
-        stride_is(sts[b].real_strides(true)[size_t(lane_pos)], 1))
-      load_cost[b] = 2;
+    if (load_cost[b] == width && range_loaded(b, lane_pos)) load_cost[b] = 2; // as a vector load
   }
   auto reuse = [&](int a) { // the cost of the dearest input broadcast along axis a
     int64_t best = 0;
