@@ -255,6 +255,55 @@ void Kernel::host_optimizations() {
     perm.insert(perm.begin() + (globals - 1), innermost);
     reshape_and_permute(nullptr, &perm);
   }
+  if (innermost >= 0) block_columns();
+}
+
+// Cache blocking of a matmul's columns (the nc loop of BLIS). The loops are now column blocks
+// outside, row tiles inside: each column block's panel of B (K x 16 floats, packed by
+// codegen/pack_panels.h) stays in L2 while all of A streams past it, once per column block. A
+// 1024 matmul so reads its 4 MB A 64 times from L3 or memory, which two cores sharing an L3 (or
+// a 2 MB L2 Xeon's memory bus) cannot feed. Splitting the column axis into (S/f, f) with the f
+// part inside the row loop makes f panels share each row strip of A while it is in cache: A is
+// read f times less often, and the f panels (packed together before the row loop) take at most
+// the packing budget (half of L2). Only reorders loops: every output sums in the same order.
+void Kernel::block_columns() {
+  const int64_t budget = opts.pack_panel_bytes;
+  const int fr = first_reduce(), row = fr - 1, col = fr - 2;
+  if (!budget || col < 0 || local_dims) return;
+  const Shape full = full_shape();
+  for (const auto& d : full)
+    if (!d.is_int()) return;
+  const int64_t cols = full[size_t(col)];
+  if (cols <= 1 || full[size_t(row)] <= 1) return;
+  // a: broadcast along the columns, streamed; b: broadcast along the rows, packed by columns
+  std::optional<size_t> a, b;
+  for (size_t i = n_outputs(); i < bufs.size(); ++i) {
+    if (std::holds_alternative<ConstBuffer>(bufs[i]) || !is_early(bufs[i])) continue;
+    auto s = sts[i].real_strides();
+    if (stride_is(s[size_t(col)], 0) && s[size_t(row)] && *s[size_t(row)] != 0 && !a)
+      a = i;
+    else if (stride_is(s[size_t(row)], 0) && s[size_t(col)] && *s[size_t(col)] != 0 && !b)
+      b = i;
+    else
+      return; // a third operand in the reduce: not a plain contraction
+  }
+  if (!a || !b) return;
+  // elements per column block: of B (its panel) and of A (all rows); B's rows must be far
+  // apart, as pack_panels packs only those
+  auto sb = sts[*b].real_strides(), sa = sts[*a].real_strides();
+  int64_t panel = 1, strip = 1;
+  bool far = false;
+  for (int i = row; i < shape_len(); ++i) {
+    if (i > row && sb[size_t(i)] != 0) panel *= full[size_t(i)];
+    if (sa[size_t(i)] != 0) strip *= full[size_t(i)];
+    if (i >= fr && i < shape_len() - upcasted && sb[size_t(i)] && *sb[size_t(i)] >= 256) far = true;
+  }
+  if (!far || strip * 4 <= budget) return; // A stays in L2 as it is
+  for (int64_t f : {16, 8, 4, 2})
+    if (cols % f == 0 && cols / f >= 8 && f * panel * 4 <= budget) {
+      shift_to(col, f, false, fr);
+      return;
+    }
 }
 
 } // namespace tg

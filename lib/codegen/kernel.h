@@ -137,6 +137,7 @@ private:
   void unmask_broadcast_lanes(int axis, int64_t old_size);
   bool lanes_on_reduce_axis(const std::vector<char>& inside_reduce);
   bool range_loaded(size_t b, int a) const;
+  void block_columns();
   void upcast();
   void apply_opt_unchecked(const Opt& opt, bool append_opt);
   std::optional<TensorCoreOptions> create_tc_opts(const LazyOp* reduceop, const TensorCore& tc, int axis,

@@ -79,12 +79,22 @@ struct Panel {
   const UOp* buf;
   const UOp* r;
   const UOp* g; // the global loop the copy goes in front of
-  Affine base;  // the index without r's term and the constant
+  // global loops between g and r the index moves with (Kernel::block_columns' column blocks):
+  // one panel for each of their iterations, side by side, outermost first; with their coefficients
+  std::vector<std::pair<const UOp*, int64_t>> dims;
+  Affine base; // the index without the terms of r and dims and the constant
   int64_t stride;
   std::vector<size_t> loads; // positions in the list
   int64_t lo = 0, hi = 0;
   int lanes = 1;                                  // the widest load, the copy's vector width
   std::vector<std::pair<int64_t, int64_t>> spans; // each load's [c, c + lanes)
+
+  int64_t panels() const {
+    int64_t n = 1;
+    for (auto& d : dims) n *= *trip(d.first);
+    return n;
+  }
+  int64_t bytes() const { return panels() * *trip(r) * (hi - lo) * 4; }
 };
 
 class Packer {
@@ -108,33 +118,45 @@ public:
       if (scope.empty() || scope.back()->op != UOps::RANGE || !std::get<LoopArg>(scope.back()->arg).reduce)
         continue;
       const UOp* r = scope.back();
-      // g: the innermost global loop around r, with no IF from it inward
+      auto idx = affine(u->src[1]);
+      if (!idx || !trip(r)) continue;
+      // g: the innermost global loop around r that the index does not move with, with no IF
+      // from it inward; the global loops inside it that the index moves with are the dims
       long gi = long(scope.size()) - 2;
       while (gi >= 0 && scope[size_t(gi)]->op == UOps::RANGE &&
              std::get<LoopArg>(scope[size_t(gi)]->arg).reduce)
         --gi;
-      if (gi < 0 || scope[size_t(gi)]->op != UOps::RANGE) continue;
+      std::vector<std::pair<const UOp*, int64_t>> dims;
+      for (; gi >= 0 && scope[size_t(gi)]->op == UOps::RANGE && idx->coef(scope[size_t(gi)]) > 0; --gi) {
+        const UOp* d = scope[size_t(gi)];
+        if (!trip(d) || !d->src[0]->is_const()) break;
+        dims.insert(dims.begin(), {d, idx->coef(d)});
+      }
+      if (gi < 0 || scope[size_t(gi)]->op != UOps::RANGE || idx->coef(scope[size_t(gi)]) != 0) continue;
       const UOp* g = scope[size_t(gi)];
-      auto idx = affine(u->src[1]);
-      if (!idx || !trip(r)) continue;
       int64_t stride = idx->coef(r);
-      // the index may not move with g or the loops between g and r; loops outside g are the base
+      // the index may move only with r, the dims and the loops outside g (the base)
       bool ok = stride > 0;
       std::unordered_set<const UOp*> outer(scope.begin(), scope.begin() + gi);
+      for (auto& d : dims) outer.insert(d.first);
       for (auto& [leaf, k] : idx->terms)
         if (leaf != r && leaf->op == UOps::RANGE && !outer.count(leaf)) ok = false;
       if (!ok) continue;
       Affine base = *idx;
-      std::erase_if(base.terms, [&](auto& t) { return t.first == r; });
+      std::erase_if(base.terms, [&](auto& t) {
+        return t.first == r ||
+               std::any_of(dims.begin(), dims.end(), [&](auto& d) { return d.first == t.first; });
+      });
       int64_t c = base.c;
       base.c = 0;
       int lanes = std::holds_alternative<int>(u->arg) ? std::get<int>(u->arg) : 1;
       auto same = [&](const Panel& p) {
-        return p.buf == u->src[0] && p.r == r && p.g == g && p.stride == stride && p.base.terms == base.terms;
+        return p.buf == u->src[0] && p.r == r && p.g == g && p.dims == dims && p.stride == stride &&
+               p.base.terms == base.terms;
       };
       auto it = std::find_if(panels.begin(), panels.end(), same);
       if (it == panels.end()) {
-        panels.push_back(Panel{u->src[0], r, g, base, stride, {}, c, c + lanes, lanes, {}});
+        panels.push_back(Panel{u->src[0], r, g, dims, base, stride, {}, c, c + lanes, lanes, {}});
         it = panels.end() - 1;
       }
       it->loads.push_back(i);
@@ -155,7 +177,15 @@ public:
     auto num = [&](int64_t v) { return g_.cnst(it, Scalar::of_int(v)); };
     int64_t start = p.r->src[0]->value().as_int(), rows = *trip(p.r), width = p.hi - p.lo;
     const UOp* local =
-        g_.make(UOps::DEFINE_LOCAL, DType::Float32, {}, LocalArg{"pack" + std::to_string(n), rows * width});
+        g_.make(UOps::DEFINE_LOCAL, DType::Float32, {}, LocalArg{"pack" + std::to_string(n), p.bytes() / 4});
+    // panel j of the dims starts at sum((d_j - start_j) * dim_stride_j), innermost dim's stride rows * width
+    std::vector<int64_t> dim_stride(p.dims.size());
+    int64_t offset = 0; // of the dims' starts
+    for (size_t d = p.dims.size(), step = size_t(rows * width); d-- > 0;) {
+      dim_stride[d] = int64_t(step);
+      offset += p.dims[d].first->src[0]->value().as_int() * int64_t(step);
+      step *= size_t(*trip(p.dims[d].first));
+    }
     // Every uop appears once in the list, before its users: `listed` holds those placed so far.
     std::unordered_set<const UOp*> listed(uops_.begin(), uops_.begin() + long(at));
     std::vector<const UOp*> out(uops_.begin(), uops_.begin() + long(at));
@@ -173,20 +203,35 @@ public:
     const UOp* base = num(p.stride * start + p.lo);
     for (auto& [leaf, coef] : p.base.terms) base = g_.add(base, coef == 1 ? leaf : g_.mul(leaf, num(coef)));
     place(place, base);
+    // copy loops: one per dim (over the dim's own range), then the rows
+    std::vector<const UOp*> loops;
+    const UOp* dst_base = nullptr;
+    for (size_t d = 0; d < p.dims.size(); ++d) {
+      const UOp* dim = p.dims[d].first;
+      const UOp* l = g_.make(UOps::RANGE, it, {dim->src[0], dim->src[1]}, LoopArg{100 + int(d), n, false});
+      place(place, l->src[0]), place(place, l->src[1]);
+      out.push_back(l);
+      loops.push_back(l);
+      base = g_.add(base, g_.mul(l, num(p.dims[d].second)));
+      const UOp* at_dim = g_.mul(l, num(dim_stride[d]));
+      dst_base = dst_base ? g_.add(dst_base, at_dim) : at_dim;
+    }
+    if (dst_base && offset) dst_base = g_.add(dst_base, num(-offset));
     const UOp* k = g_.make(UOps::RANGE, it, {num(0), num(rows)}, LoopArg{99, n, false});
     place(place, k->src[0]), place(place, k->src[1]);
     out.push_back(k);
+    loops.push_back(k);
     const UOp* row = g_.add(base, g_.mul(k, num(p.stride)));
-    const UOp* dst_row = g_.mul(k, num(width));
+    const UOp* dst_row = dst_base ? g_.add(dst_base, g_.mul(k, num(width))) : g_.mul(k, num(width));
     int vw = width % p.lanes == 0 ? p.lanes : 1;
     for (int64_t t = 0; t < width; t += vw) {
       UOpArg arg = vw > 1 ? UOpArg(vw) : UOpArg();
       const UOp* v = g_.make(UOps::LOAD, DType::Float32, {p.buf, t ? g_.add(row, num(t)) : row}, arg);
       place(place, g_.make(UOps::STORE, std::nullopt, {local, t ? g_.add(dst_row, num(t)) : dst_row, v}));
     }
-    out.push_back(g_.make(UOps::ENDRANGE, std::nullopt, {k}));
-    // what the copy loop defines exists only inside it
-    for (size_t i = out.size(); out[--i] != k;) listed.erase(out[i]);
+    for (size_t l = loops.size(); l-- > 0;) out.push_back(g_.make(UOps::ENDRANGE, std::nullopt, {loops[l]}));
+    // what the copy loops define exists only inside them
+    for (size_t i = out.size(); out[--i] != loops[0];) listed.erase(out[i]);
 
     // the loads read the local array at (r - start) * width + (c - lo)
     std::unordered_set<size_t> loads(p.loads.begin(), p.loads.end());
@@ -194,8 +239,10 @@ public:
     for (size_t i = at; i < uops_.size(); ++i) {
       const UOp* u = uops_[i];
       if (loads.count(i)) {
-        int64_t c = affine(u->src[1])->c - p.lo - start * width;
+        int64_t c = affine(u->src[1])->c - p.lo - start * width - offset;
         const UOp* idx = g_.add(g_.mul(p.r, num(width)), num(c));
+        for (size_t d = 0; d < p.dims.size(); ++d)
+          idx = g_.add(idx, g_.mul(p.dims[d].first, num(dim_stride[d])));
         place(place, idx);
         const UOp* nu = g_.make(UOps::LOAD, u->dtype, {local, idx}, u->arg);
         repl[u] = nu;
@@ -214,7 +261,7 @@ public:
       if (listed.insert(u).second) out.push_back(u); // a part of the base is already above
     }
     uops_ = std::move(out);
-    return rows * width * 4;
+    return p.bytes();
   }
 
 private:
@@ -273,8 +320,7 @@ int pack_panels(std::vector<const UOp*>& uops, UOpGraph& g, int64_t max_bytes) {
     again = false;
     Packer packer(uops, g);
     for (const Panel& p : packer.find()) {
-      int64_t bytes = *trip(p.r) * (p.hi - p.lo) * 4;
-      if (used + bytes > max_bytes) continue;
+      if (used + p.bytes() > max_bytes) continue;
       used += packer.pack(p, n++);
       again = true;
       break;

@@ -75,3 +75,26 @@ np.testing.assert_allclose(np.load("p16/mm.npy"), a @ b, rtol=1e-4, atol=1e-4)'
   local_id=$(awk '/DEFINE_LOCAL.*pack0/ {print $1}' uops.txt)
   expect_eq "$(grep -c "UOps.LOAD .*vec(16) \[$local_id, " uops.txt)" "2"
 }
+
+@test "a matmul whose a does not fit half of L2 packs several column blocks' panels at once, bit for bit as unblocked" {
+  # 512 x 512: a is 1 MB. With a 512 KB L2 (256 KB of panels) the 32 column blocks of 16 floats
+  # go 4 at a time inside the row loop (32 KB panels); with 64 MB (panels capped at 1 MiB) a
+  # stays in cache and nothing is blocked. Same sums in the same order either way.
+  printf '%s\n' 'a = input("a", (512, 512))' 'b = input("b", (512, 512))' 'output("c", a @ b)' >mm.tg
+  "$PYTHON" -c 'import numpy as np
+rng = np.random.default_rng(5)
+for n in "ab": np.save(f"{n}.npy", rng.standard_normal((512, 512), dtype=np.float32))'
+  tg-trace mm.tg | tg-schedule -o mm.s
+  TG_VECTOR_LANES=8 TG_L2_BYTES=512K tg-codegen --json mm.s -o blocked.json
+  TG_VECTOR_LANES=8 TG_L2_BYTES=64M tg-codegen --json mm.s -o plain.json
+  expect_eq "$(jq -r '.kernels[0].name' blocked.json)" "r_8_128_4_512_8_4_2"
+  expect_eq "$(jq -r '.kernels[0].name' plain.json)" "r_32_128_512_8_4_2"
+  jq -r '.kernels[0].src' blocked.json | grep -q 'float pack0\[32768\]'
+  for p in blocked plain; do
+    TG_THREADS=2 tg-run $p.json --in a=a.npy --in b=b.npy -o $p.npz >/dev/null
+  done
+  cmp blocked.npz plain.npz
+  "$PYTHON" -c 'import numpy as np
+c = np.load("blocked.npz")["c"]
+np.testing.assert_allclose(c, np.load("a.npy") @ np.load("b.npy"), rtol=1e-4, atol=1e-4)'
+}
