@@ -128,6 +128,9 @@ rng = np.random.default_rng(5)
 x = (rng.standard_normal((4, 64)) * 30).astype(np.float32)
 x[0, :8] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-40, 200.0, -200.0]
 x[1, :4] = [88.7, -87.3, 127.9, -149.5]
+# vectors whose only special lanes underflow to +0 (-inf, x <= -150) stay on the vector path
+x[2, :8] = [-np.inf, -200.0, -150.0, -149.99, -128.5, -1e30, 1.0, -3.0]
+x[3, 8:16] = [-151.0, 2.0, -np.inf, -0.5, -1e38, 3.0, -150.01, -127.0]
 np.save("x.npy", x)
 PY
   tg-trace sig.tg | tg-schedule -o sig.bin

@@ -110,7 +110,12 @@ std::string vector_exp2_helper(int lanes) {
   std::string f = "floatx" + n, d = "tg_doublex" + n, q = "tg_ulongx" + n;
   std::string out = "#ifndef TG_EXP2F_TAB\n#define TG_EXP2F_TAB\n" + std::string(kTable) + "#endif\n";
   out += math_types(lanes);
-  out += opening("exp2", "exp2f", "((ix >> 20) & 0x7ffu) >= 0x430u", lanes); // |x| >= 128, inf, nan
+  // exp2f's special cases (|x| >= 128, inf, nan) go to libm, except x <= -150 and -inf: exp2f
+  // returns +0 for those, and they are common (a causal mask's -inf in a softmax sent every
+  // vector of a GPT-2 block's attention to 8 calls of exp2f: 0.22 ms for 16K elements)
+  out += "#ifndef TG_EXP2_UNDER\n#define TG_EXP2_UNDER(ix) (((ix) >= 0xc3160000u) & ((ix) <= "
+         "0xff800000u))\n#endif\n";
+  out += opening("exp2", "exp2f", "(((ix >> 20) & 0x7ffu) >= 0x430u) & ~TG_EXP2_UNDER(ix)", lanes);
   out += "  " + d + " xd = __builtin_convertvector(x, " + d + ");\n";
   out += "  " + d + " kd = xd + 0x1.8p+47;\n";
   out += "  " + q + " ki = (" + q + ")kd;\n";
@@ -125,7 +130,7 @@ std::string vector_exp2_helper(int lanes) {
   out += "  " + d + " y = 0x1.62e42ff0c52d6p-1 * r + 1;\n";
   out += "  y = z * r2 + y;\n";
   out += "  y = y * s;\n";
-  out += "  return __builtin_convertvector(y, " + f + ");\n";
+  out += "  return (" + f + ")((intx" + n + ")__builtin_convertvector(y, " + f + ") & ~TG_EXP2_UNDER(ix));\n";
   out += "}\n#endif\n";
   return out;
 }
