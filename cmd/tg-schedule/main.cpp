@@ -10,10 +10,15 @@ int main(int argc, char** argv) {
   tg::ArtifactOptions opts;
   tg::add_artifact_options(app, opts, "graph artifact (default: stdin)");
   tg::add_dot_option(app, opts, true);
+  tg::ScheduleOptions schedule_opts;
+  app.add_flag_callback(
+      "--recompute", [&] { schedule_opts.share = false; },
+      "fuse exactly as tinygrad 0.9.1: an elementwise value several kernels read is computed in each (by "
+      "default a large one, such as a recurrence's state, is realized once)");
   return tg::run_tool("tg-schedule", app, argc, argv, [&] {
     auto in = tg::read_input_shared(opts.input); // constants point into it
     tg::Graph graph = tg::read_graph(in->view(), in);
-    tg::Schedule schedule = tg::schedule_graph(graph);
+    tg::Schedule schedule = tg::schedule_graph(graph, schedule_opts);
     tg::name_kernels(schedule);
     if (opts.wants_dot())
       tg::write_output(tg::schedule_to_dot(schedule, {opts.dot_output, opts.dot_kernel, opts.dot_depth}),

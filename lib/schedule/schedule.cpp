@@ -54,8 +54,8 @@ public:
   // next_writer: for a buffer's version (its placeholder, or an ASSIGN into it), the ASSIGN
   // that writes the next version, from the graph's assigns in creation order.
   using NextWriter = std::unordered_map<NodeId, NodeId>;
-  explicit Scheduler(std::vector<NodeId> outs, const NextWriter& next_writer = {})
-      : g_(lazy_graph()), outs_(std::move(outs)), next_writer_(next_writer) {}
+  explicit Scheduler(std::vector<NodeId> outs, const NextWriter& next_writer = {}, bool share = true)
+      : g_(lazy_graph()), outs_(std::move(outs)), next_writer_(next_writer), share_(share) {}
 
   // The kernels that realize the outputs, in launch order.
   std::vector<PreItem> run();
@@ -73,6 +73,9 @@ private:
   void recursive_group(NodeId tr, const ShapeTracker& st, NodeId r, std::unordered_set<NodeId>& group,
                        std::vector<NodeId>& group_order, VisitSet& visited);
   void pair_reduces();
+  using Groups = std::vector<std::vector<NodeId>>;
+  Groups output_groups();
+  bool share_recomputed(const Groups& groups);
   LazyOpPtr recursive_lazyop(NodeId buf, const ShapeTracker& st, const std::vector<NodeId>& outputs,
                              std::vector<NodeId>& inputs, LopCache& cache);
   PreItem schedule_group(const std::vector<NodeId>& group);
@@ -86,6 +89,7 @@ private:
   std::unordered_map<NodeId, NodeId> reduce_for_op_;
   std::unordered_map<NodeId, bool> padding_okay_; // memo of padding_okay()
   NextWriter next_writer_;
+  bool share_;
 };
 
 void Scheduler::recurse_lb(NodeId root) {
@@ -394,6 +398,87 @@ PreItem Scheduler::schedule_group(const std::vector<NodeId>& group) {
   return item;
 }
 
+// Output groups, in realizes order (MULTIOUTPUT=1: a reduce's group is one kernel).
+Scheduler::Groups Scheduler::output_groups() {
+  Groups groups;
+  std::unordered_map<NodeId, size_t> group_of_key;
+  for (NodeId buf : realizes_.items()) {
+    if (realized(buf) || n(buf).op == Op::LOAD_CONST) continue;
+    auto rit = reduce_for_op_.find(buf);
+    NodeId key = rit != reduce_for_op_.end() ? rit->second : buf;
+    auto [it, fresh] = group_of_key.emplace(key, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(buf);
+  }
+  return groups;
+}
+
+// tg's one departure from schedule.py's fusion (ScheduleOptions::share): there, an elementwise
+// value that several kernels read is computed again inside each of them. In a recurrence that
+// is quadratic: an LSTM's cell state c_t = f*c_{t-1} + i*g is inlined, with c_1 .. c_{t-1}, into
+// the kernel of every h_t (a bidirectional LSTM over 32 steps: kernels of up to 60 inputs, 1 ms
+// of the model's 2.5 ms, and 16 times the arithmetic). A float32 elementwise value inlined by at
+// least kShareUses kernels, over at least kShareNodes elementwise nodes of its own (none a
+// reduce), is realized once instead; values are stored and read back as float32, so results do
+// not change. tinygrad's graphs of a few ops stay fused as it fuses them.
+constexpr int kShareUses = 3, kShareNodes = 16;
+
+bool Scheduler::share_recomputed(const Groups& groups) {
+  auto leaf = [&](NodeId b, const std::unordered_set<NodeId>& outputs) {
+    return realized(b) || n(b).op == Op::LOAD_CONST || (realizes_.contains(b) && !outputs.count(b));
+  };
+  // how many kernels inline each node, and the nodes in an order where sources come first
+  std::unordered_map<NodeId, int> uses;
+  std::vector<NodeId> order;
+  std::unordered_set<NodeId> ordered;
+  for (const auto& group : groups) {
+    std::unordered_set<NodeId> outputs(group.begin(), group.end()), seen;
+    std::vector<std::pair<NodeId, size_t>> stack;
+    for (NodeId o : group) stack.push_back({o, 0});
+    while (!stack.empty()) {
+      auto& [b, next] = stack.back();
+      const LazyNode& node = n(b);
+      if (next < node.srcs.size()) {
+        NodeId s = base(node.srcs[next++]);
+        if (!leaf(s, outputs) && seen.insert(s).second) {
+          ++uses[s];
+          stack.push_back({s, 0});
+        }
+        continue;
+      }
+      if (!outputs.count(b) && ordered.insert(b).second) order.push_back(b);
+      stack.pop_back();
+    }
+  }
+  // nodes with something other than elementwise ops among their fused sources (a reduce that
+  // pair_reduces put in a consumer's kernel): left as they are
+  const std::unordered_set<NodeId> none;
+  std::unordered_set<NodeId> mixed;
+  for (NodeId b : order)
+    for (NodeId s : n(b).srcs)
+      if (s = base(s); !leaf(s, none) && (!is_elementwise(n(s).op) || mixed.count(s))) mixed.insert(b);
+  // a node's own fused nodes (counted up to kShareNodes), the values chosen so far being read
+  bool added = false;
+  for (NodeId b : order) {
+    const LazyNode& node = n(b);
+    if (uses[b] < kShareUses || !is_elementwise(node.op) || node.dtype != DType::Float32 || mixed.count(b))
+      continue;
+    std::unordered_set<NodeId> seen{b};
+    std::vector<NodeId> stack{b};
+    while (!stack.empty() && int(seen.size()) < kShareNodes) {
+      NodeId x = stack.back();
+      stack.pop_back();
+      for (NodeId s : n(x).srcs)
+        if (s = base(s); !leaf(s, none) && seen.insert(s).second) stack.push_back(s);
+    }
+    if (int(seen.size()) >= kShareNodes) {
+      realizes_.insert(b);
+      added = true;
+    }
+  }
+  return added;
+}
+
 std::vector<PreItem> Scheduler::run() {
   for (NodeId o : outs_)
     if (!realized(o)) realizes_.insert(base(o));
@@ -405,17 +490,8 @@ std::vector<PreItem> Scheduler::run() {
     }
   pair_reduces();
 
-  // Output groups, in realizes order (MULTIOUTPUT=1: a reduce's group is one kernel).
-  std::vector<std::vector<NodeId>> groups;
-  std::unordered_map<NodeId, size_t> group_of_key;
-  for (NodeId buf : realizes_.items()) {
-    if (realized(buf) || n(buf).op == Op::LOAD_CONST) continue;
-    auto rit = reduce_for_op_.find(buf);
-    NodeId key = rit != reduce_for_op_.end() ? rit->second : buf;
-    auto [it, fresh] = group_of_key.emplace(key, groups.size());
-    if (fresh) groups.emplace_back();
-    groups[it->second].push_back(buf);
-  }
+  Groups groups = output_groups();
+  if (share_ && share_recomputed(groups)) groups = output_groups();
   std::vector<PreItem> pre;
   std::unordered_map<NodeId, size_t> target_of;
   for (auto& grp : groups) {
@@ -507,7 +583,7 @@ private:
 
 } // namespace
 
-Schedule schedule_graph(const Graph& graph) {
+Schedule schedule_graph(const Graph& graph, const ScheduleOptions& options) {
   LazyGraph scratch; // a graph of its own: nothing of this call stays in the caller's
   GraphScope scope(scratch);
   std::vector<NodeId> ids = import_graph(graph);
@@ -531,7 +607,7 @@ Schedule schedule_graph(const Graph& graph) {
     if (init.is_unrealized_const() && init.size() == 0) continue; // nothing to compute
     // Data that exists already (an input, a constant) is copied by a kernel of its own.
     if (init.is_realized()) init = LazyBuffer(ids[st.init]).e(Op::CONTIGUOUS);
-    std::vector<PreItem> items = Scheduler({init.id()}).run();
+    std::vector<PreItem> items = Scheduler({init.id()}, {}, options.share).run();
     BufferTable::Local local{{init.base().id(), buf}};
     table.add_kernels(items, local, true);
   }
@@ -554,7 +630,7 @@ Schedule schedule_graph(const Graph& graph) {
     outs.push_back(out.id());
   }
   for (NodeId a : graph.assigns) outs.push_back(ids[a]);
-  std::vector<PreItem> items = Scheduler(outs, next_writer).run();
+  std::vector<PreItem> items = Scheduler(outs, next_writer, options.share).run();
   BufferTable::Local local;
   table.add_kernels(items, local, false);
   for (size_t i = 0; i < graph.outputs.size(); ++i) {

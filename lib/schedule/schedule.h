@@ -17,8 +17,8 @@ struct BufferInfo {
   DType dtype;
   int64_t size; // elements
   BufferRole role;
-  std::string name;          // input/output/state name; "" for intermediates
-  Blob data; // Constant only: the initial contents, size * itemsize bytes (shared, never copied)
+  std::string name; // input/output/state name; "" for intermediates
+  Blob data;        // Constant only: the initial contents, size * itemsize bytes (shared, never copied)
   // The device it lives on ("CLANG:1"); "" for the program's default device.
   std::string device{};
 };
@@ -47,6 +47,13 @@ struct Schedule {
   std::vector<VarBinding> vars;    // the graph's symbolic variables
 };
 
-Schedule schedule_graph(const Graph& graph);
+struct ScheduleOptions {
+  // Realize an elementwise value that several kernels would each compute again (a recurrence's
+  // state), where it is large (schedule.cpp, share_recomputed); false: fuse exactly as tinygrad
+  // 0.9.1 does (tg-schedule --recompute).
+  bool share = true;
+};
+
+Schedule schedule_graph(const Graph& graph, const ScheduleOptions& options = {});
 
 } // namespace tg

@@ -153,3 +153,27 @@ kernels() { # script text -> number of kernels tg-schedule makes
   [ "$status" -eq 1 ] || [ "$status" -eq 2 ]
   expect_contains "$out" "tg-schedule: "
 }
+
+@test "a recurrence's state is realized once per step, not recomputed in every later kernel; --recompute fuses as tinygrad" {
+  need_python
+  cp "$ROOT/tests/diff/snippets/nn_recurrence_shared_state.tg" rec.tg
+  "$PYTHON" -c 'import numpy as np
+rng = np.random.default_rng(2)
+np.save("x.npy", rng.standard_normal((24, 8), dtype=np.float32))
+np.save("w.npy", (rng.standard_normal((8, 8)) * 0.5).astype(np.float32))'
+  tg-trace rec.tg -o rec.g
+  tg-schedule rec.g --json -o shared.json
+  tg-schedule rec.g --recompute --json -o fused.json
+  # tinygrad's fusion: the kernel of h_t reads every earlier step's matmul (c's whole chain);
+  # shared: only the final concatenation reads more than 6 buffers
+  expect_eq "$(jq '[.kernels[].bufs | length | select(. > 6)] | length' shared.json)" "1"
+  [ "$(jq '[.kernels[].bufs | length | select(. > 6)] | length' fused.json)" -ge 16 ]
+  [ "$(jq '.kernels | length' shared.json)" -gt "$(jq '.kernels | length' fused.json)" ]
+  for s in shared fused; do
+    tg-codegen $s.json | tg-run --in x=x.npy --in w=w.npy --out-dir $s >/dev/null
+  done
+  "$PYTHON" -c 'import numpy as np
+for o in "yc":
+  np.testing.assert_allclose(np.load(f"shared/{o}.npy"), np.load(f"fused/{o}.npy"), rtol=1e-6, atol=1e-6)'
+  tg-schedule --help | grep -q -- '--recompute'
+}
