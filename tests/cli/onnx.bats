@@ -284,3 +284,26 @@ PY
   expect_one_line_error tg-trace "$err"
   expect_contains "$err" "graph output 'parts' is a sequence; tg imports sequences that live inside the model"
 }
+
+@test "a strided ConvTranspose costs the taps that meet input cells, not the zero-interleaved input's" {
+  "$PYTHON" - <<'PY'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+r = np.random.default_rng(3)
+for name, x, w, attrs in (("up", (1, 16, 8, 8), (16, 8, 2, 2), dict(strides=[2, 2])),
+                          ("dcgan", (1, 8, 6, 6), (8, 4, 4, 4), dict(strides=[2, 2], pads=[1, 1, 1, 1]))):
+  g = helper.make_graph([helper.make_node("ConvTranspose", ["x", "w"], ["y"], **attrs)], name,
+    [helper.make_tensor_value_info("x", T.FLOAT, list(x))], [helper.make_tensor_value_info("y", T.FLOAT, None)],
+    [numpy_helper.from_array(r.standard_normal(w).astype(np.float32), "w")])
+  onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)]), f"{name}.onnx")
+  np.save(f"{name}_x.npy", r.standard_normal(x).astype(np.float32))
+PY
+  # 2x2 stride 2, 16 -> 8 channels, 8x8 -> 16x16: one tap per output cell, 16*8*16*16 MACs
+  # (the zero-interleaved input's convolution counts 4 taps: 0.0002621 GFLOP, 0.033 ms against 0.008)
+  tg-trace up.onnx | tg-schedule | tg-codegen | tg-run --in x=up_x.npy --time -o /dev/null 2>t.txt
+  expect_contains "$(grep 'total' t.txt)" "(6.554e-05 GFLOP"
+  # 4x4 stride 2: 4 phases x 4 channels, 2x2 taps each over 8 channels on 7x7 cells (cut to 12x12
+  # after); the zero-interleaved input's convolution counts 16 taps on 14x14 cells: 0.0002007 GFLOP
+  tg-trace dcgan.onnx | tg-schedule | tg-codegen | tg-run --in x=dcgan_x.npy --time -o /dev/null 2>t.txt
+  expect_contains "$(grep 'total' t.txt)" "(5.018e-05 GFLOP"
+}
