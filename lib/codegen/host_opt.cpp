@@ -78,6 +78,24 @@ bool Kernel::lanes_on_reduce_axis(const std::vector<char>& inside_reduce) {
   upcast();
   applied_opts.push_back({OptOps::UNROLL, a - first_reduce(), width});
   lanes = width;
+  // Rows of a tile: a row alone is one chain of dependent FMAs (a matrix-vector product's row of
+  // 128: 16 FMAs, 4 cycles each). Four rows that share the broadcast input's vector run four
+  // chains at once and load that vector once for all four. (Upcast after the lanes: the lanes
+  // stay the first upcast axis.)
+  for (int o = first_reduce() - 1; o >= 0; --o) {
+    if (!full_shape()[size_t(o)].is_int() || int64_t(full_shape()[size_t(o)]) % 4 != 0) continue;
+    bool shared = false, own = false;
+    for (size_t b = n_outputs(); b < bufs.size(); ++b) {
+      if (std::holds_alternative<ConstBuffer>(bufs[b]) || !inside_reduce[b]) continue;
+      (stride_is(sts[b].real_strides()[size_t(o)], 0) ? shared : own) = true;
+    }
+    if (!shared || !own) continue;
+    try {
+      apply_opt({OptOps::UPCAST, o, 4});
+    } catch (const KernelOptError&) {
+    }
+    break;
+  }
   reduce_lanes = true;
   return true;
 }

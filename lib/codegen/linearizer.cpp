@@ -969,8 +969,10 @@ private:
   std::vector<int> lane_offsets(const std::vector<int>& offs) const {
     if (lanes_ == 1) return offs;
     // the lane axis is the first upcast axis: fastest in the offsets, stride 1 among the accs
+    // (stride 0 when the lanes are on the reduce axis: each acc is then one vector already)
     std::vector<int> out;
-    for (size_t n = 0; n < offs.size(); n += size_t(lanes_)) out.push_back(offs[n] / lanes_);
+    for (size_t n = 0; n < offs.size(); n += size_t(lanes_))
+      out.push_back(k_.reduce_lanes ? offs[n] : offs[n] / lanes_);
     return out;
   }
   // Lane l's condition `valid` as lo <= l < hi, lo and hi lane-free, when every condition on the

@@ -80,6 +80,21 @@ for o in ["mm", "conv", "conv28", "dw", "mx", "wh", "e", "s", "m"]: np.testing.a
   expect_eq "$(jq -r '.kernels[0].src' mm8.json | grep -c 'floatx8 acc')" "8"
 }
 
+@test "a matrix-vector product sums four rows at once, each row in the order a one-row kernel sums it" {
+  # 132 rows take a tile of 4 (four FMA chains share each vector of h); 130 rows cannot
+  printf '%s\n' 'w = input("w", (132, 64))' 'h = input("h", (64,))' 'output("t", w @ h)' 'output("u", w[:130] @ h)' >mv.tg
+  "$PYTHON" -c 'import numpy as np; r = np.random.default_rng(5)
+np.save("w.npy", r.standard_normal((132, 64), dtype=np.float32)); np.save("h.npy", r.standard_normal(64, dtype=np.float32))'
+  tg-trace mv.tg | tg-schedule -o mv.bin
+  for lanes in 4 8 16; do
+    TG_VECTOR_LANES=$lanes tg-codegen --json mv.bin -o mv.json
+    expect_eq "$(jq -c --arg t "floatx$lanes acc" '[.kernels[].src | [splits($t)] | length - 1]' mv.json)" "[4,1]"
+    tg-run mv.json --in w=w.npy --in h=h.npy --out-dir o >/dev/null
+    expect_eq "$(npy_eval o/t.npy "np.array_equal(a[:130].view(np.uint32), np.load('o/u.npy').view(np.uint32))")" True
+    expect_eq "$(npy_eval o/t.npy "np.allclose(a, np.load('w.npy') @ np.load('h.npy'), rtol=1e-5, atol=1e-5)")" True
+  done
+}
+
 @test "--opt tinygrad and TG_VECTOR_LANES=0 keep tinygrad's scalar kernels" {
   tg-codegen --opt tinygrad --json "$BATS_FILE_TMPDIR/s.bin" -o t.json
   TG_VECTOR_LANES=0 tg-codegen --json "$BATS_FILE_TMPDIR/s.bin" -o z.json
