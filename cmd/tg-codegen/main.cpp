@@ -51,10 +51,16 @@ int main(int argc, char** argv) {
   app.add_option("--name", lib_name,
                  "with --emit c: the library's name, prefix of every symbol (a C identifier)");
   std::string weights_path;
-  app.add_option("--weights", weights_path,
-                 "with --emit c: the safetensors file the script loaded; its tensors are left out of "
-                 "NAME.c and NAME_load(m, path) reads them")
-      ->option_text("FILE.safetensors");
+  auto* weights_opt =
+      app.add_option("--weights", weights_path,
+                     "with --emit c: the safetensors file the script loaded, for a schedule whose constants "
+                     "carry no names (older artifacts): its tensors are found by their bytes")
+          ->option_text("FILE.safetensors");
+  bool embed_weights = false;
+  app.add_flag("--embed-weights", embed_weights,
+               "with --emit c: keep the weights the script read with safe_load in NAME.c as constants "
+               "(default: NAME_load(m, path) reads them from a safetensors file)")
+      ->excludes(weights_opt);
   std::vector<std::string> print_after;
   std::string stages;
   for (std::string_view n : tg::stage_names()) stages += (stages.empty() ? "" : ", ") + std::string(n);
@@ -147,14 +153,23 @@ int main(int argc, char** argv) {
       tg::nn::SafeFile file;
       std::vector<tg::FileTensor> weights;
       if (!weights_path.empty()) file = tg::nn::load_safetensors(weights_path);
+      if (weights_path.empty() && !embed_weights) // the constants safe_load named
+        for (const tg::BufferInfo& b : schedule.buffers)
+          if (b.role == tg::BufferRole::Constant && !b.name.empty() && !b.data.empty())
+            weights.push_back({b.name,
+                               std::string(tg::nn::safetensors_dtype_name(b.dtype)),
+                               b.dtype,
+                               b.dims,
+                               {reinterpret_cast<const char*>(b.data.data()), b.data.size()},
+                               b.id});
       for (const tg::nn::SafeTensor& t : file.tensors)
         weights.push_back({t.name,
                            std::string(tg::nn::safetensors_dtype_name(t.dtype)),
                            t.dtype,
                            t.shape,
                            {reinterpret_cast<const char*>(t.data.data()), t.data.size()}});
-      tg::CLibrary lib =
-          tg::export_c_library(schedule, lib_name, options, weights_path.empty() ? nullptr : &weights);
+      tg::CLibrary lib = tg::export_c_library(schedule, lib_name, options,
+                                              weights.empty() && weights_path.empty() ? nullptr : &weights);
       for (const std::string& note : lib.notes) std::fprintf(stderr, "tg-codegen: note: %s\n", note.c_str());
       std::error_code ec;
       std::filesystem::create_directories(opts.output, ec);
@@ -164,6 +179,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (!weights_path.empty()) tg::fail("ValueError", "--weights is for --emit c");
+    if (embed_weights) tg::fail("ValueError", "--embed-weights is for --emit c");
     tg::Program program = tg::codegen_schedule(schedule, renderer, options);
     tg::remember_program(program); // tg-run trusts its extents (io/known_programs.h)
     tg::write_output(tg::write_program(program, opts.json), opts.output, !opts.json);

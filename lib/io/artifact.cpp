@@ -274,6 +274,7 @@ template <class A> void put_buffers(A& ar, const std::vector<BufferInfo>& bufs) 
       put_string(c, "name", b.name);
       put_bytes(c, "data", b.data);
       put_string(c, "device", b.device);
+      put_dims(c, "dims", Shape(b.dims.begin(), b.dims.end()));
     });
   });
 }
@@ -289,6 +290,13 @@ template <class A> std::vector<BufferInfo> get_buffers(A& ar) {
       b.name = get_string(c, "name");
       b.data = get_bytes(c, "data");
       if (g_reading_version >= 9) b.device = get_string(c, "device");
+      if (g_reading_version >= 10)
+        for (const sint& d : get_dims(c, "dims")) {
+          if (!d.is_int()) corrupt("a constant's dims are ints");
+          b.dims.push_back(int64_t(d));
+        }
+      else if (b.role == BufferRole::Constant)
+        b.name.clear(); // (a name meant nothing on a constant before version 10)
       bufs.push_back(std::move(b));
     });
   });

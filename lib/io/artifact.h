@@ -22,9 +22,10 @@ enum class ArtifactKind : uint8_t { Unknown = 0, Graph = 1, Schedule = 2, Progra
 // 2: states, assigns, init kernels; 3: kernel vars, launch sizes; 4: program kernel extents;
 // 5: random buffers (CUSTOM nodes, custom program kernels); 6: program kernels op_estimate,
 // mem_estimate; 8: symbolic dimensions (text in shapes) and the vars tables; 9: a device per
-// graph node, buffer and kernel (multi-device programs). Version 8 is still read: its
-// buffers and kernels are all on the default device.
-constexpr uint32_t kArtifactVersion = 9;
+// graph node, buffer and kernel (multi-device programs); 10: a named constant's dims (its
+// safetensors shape). Versions 8 and 9 are still read: their buffers and kernels are all on
+// the default device (8), their constants unnamed.
+constexpr uint32_t kArtifactVersion = 10;
 constexpr uint32_t kOldestArtifactVersion = 8;
 
 // What a kind is, for messages: "a graph (from tg-trace)".

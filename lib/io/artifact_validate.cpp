@@ -190,6 +190,19 @@ void check_buffers(const std::vector<BufferInfo>& buffers, const std::vector<Nam
       });
     else
       check(b.data.empty(), where, "only constant buffers carry data");
+    if (!b.dims.empty() || (b.role == BufferRole::Constant && !b.name.empty())) {
+      int64_t n = 1;
+      for (int64_t d : b.dims) {
+        if (d < 0 || d > kMaxElements || (d > 0 && n > kMaxElements / d)) {
+          n = -1;
+          break;
+        }
+        n *= d;
+      }
+      check(b.role == BufferRole::Constant && !b.name.empty() && n == b.size, where,
+            "dims belong to a named constant and multiply to its size");
+      check_printable_name(b.name, check, where);
+    }
     check_device_name(b.device, check, where);
   }
   for (auto* list : {&inputs, &outputs, &states}) {
@@ -618,9 +631,10 @@ void validate_graph(const Graph& g) {
         check(std::holds_alternative<std::monostate>(n.arg), where, "data from the host has no argument");
       else {
         const LazyNode& src = g.nodes[n.srcs[0]];
-        check(n.data.empty() && std::holds_alternative<Scalar>(n.arg) && !src.is_view() && src.shape == n.shape &&
-                  src.dtype == n.dtype && src.device != n.device,
-              where, "a copy between devices needs a base of its shape and dtype on another device, and no data");
+        check(n.data.empty() && std::holds_alternative<Scalar>(n.arg) && !src.is_view() &&
+                  src.shape == n.shape && src.dtype == n.dtype && src.device != n.device,
+              where,
+              "a copy between devices needs a base of its shape and dtype on another device, and no data");
       }
     }
     if (!n.data.empty())

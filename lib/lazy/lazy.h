@@ -40,7 +40,7 @@ struct LazyNode {
   std::vector<NodeId> srcs;
   LazyArg arg;
   ShapeTracker st;  // the node's view: contiguous for a base; for VIEW, how it sees srcs[0]
-  std::string name; // EMPTY placeholders: the input's name
+  std::string name; // EMPTY placeholders: the input's name; host data: its safetensors key, if any
   Blob data;        // COPY from host: literal contents (Tensor from a list or bytes), shared
   // The device the node's buffer lives on, as tinygrad canonicalises it ("CLANG:1"); empty for
   // the program's default device (the one tg-codegen --device names). A VIEW has its base's.

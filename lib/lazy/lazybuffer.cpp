@@ -116,12 +116,13 @@ LazyBuffer LazyBuffer::assign(const LazyBuffer& x) const {
   return ret;
 }
 
-LazyBuffer LazyBuffer::from_data(Blob data, const Shape& shape, DType dtype, const std::string& device) {
+LazyBuffer LazyBuffer::from_data(Blob data, const Shape& shape, DType dtype, const std::string& device,
+                                 const std::string& name) {
   if (prod(shape) == 0)
     return loadop(Op::LOAD_CONST, {}, dtype, Scalar::of_int(0), {}, device)
         .reshape(Shape(shape.size(), 1))
         .expand(shape);
-  LazyNode n{Op::COPY, dtype, shape, {}, {}, ShapeTracker::from_shape(shape), {}, std::move(data)};
+  LazyNode n{Op::COPY, dtype, shape, {}, {}, ShapeTracker::from_shape(shape), name, std::move(data)};
   n.device = device;
   return LazyBuffer(lazy_graph().add(std::move(n)));
 }
@@ -142,7 +143,7 @@ LazyBuffer LazyBuffer::copy_to_device(const std::string& to, bool force) const {
   // the host, as tinygrad's NPY buffers do)
   if (!force && whole && bn.op == Op::COPY) {
     if (bn.is_device_copy()) return LazyBuffer(bn.srcs[0]).copy_to_device(to).reshape(shape());
-    return from_data(bn.data, bn.shape, bn.dtype, to).reshape(shape());
+    return from_data(bn.data, bn.shape, bn.dtype, to, bn.name).reshape(shape());
   }
   // a constant need not be copied
   if (is_unrealized_const()) return loadop(Op::LOAD_CONST, {}, dtype(), const_value(), {}, to).view(st());

@@ -77,7 +77,10 @@ public:
   static LazyBuffer placeholder(const std::string& name, const Shape& shape, DType dtype);
   // A new state buffer named `name` whose first value is `init` (registered in the graph).
   static LazyBuffer state(const std::string& name, const LazyBuffer& init);
-  static LazyBuffer from_data(Blob data, const Shape& shape, DType dtype, const std::string& device = "");
+  // `name`: the key a safetensors file gave the tensor (safe_load), carried to the schedule's
+  // constant buffer so that a C export can load it by name; part of the node's identity.
+  static LazyBuffer from_data(Blob data, const Shape& shape, DType dtype, const std::string& device = "",
+                              const std::string& name = "");
   LazyBuffer const_like(const Scalar& val, std::optional<Shape> shape = std::nullopt) const;
 
   bool is_unrealized_const() const { return !multi_ && base().node().op == Op::LOAD_CONST; }

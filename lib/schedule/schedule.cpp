@@ -559,6 +559,10 @@ public:
     } else if (node.is_host_data()) {
       info.role = BufferRole::Constant;
       info.data = node.data;
+      if (!node.name.empty()) {
+        info.name = node.name;
+        for (const sint& d : node.shape) info.dims.push_back(int64_t(d));
+      }
     }
     s_.buffers.push_back(info);
     map[b] = info.id;

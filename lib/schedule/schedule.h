@@ -17,8 +17,11 @@ struct BufferInfo {
   DType dtype;
   int64_t size; // elements
   BufferRole role;
-  std::string name; // input/output/state name; "" for intermediates
+  std::string name; // input/output/state name; a constant's safetensors key; "" for intermediates
   Blob data;        // Constant only: the initial contents, size * itemsize bytes (shared, never copied)
+  // A named constant's tensor shape (what safe_load read), so a C export can check a file's
+  // tensor against it; empty for every other buffer.
+  std::vector<int64_t> dims{};
   // The device it lives on ("CLANG:1"); "" for the program's default device.
   std::string device{};
 };

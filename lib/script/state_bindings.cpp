@@ -93,9 +93,8 @@ Value safe_load(Interp&, Args& a) {
   }
   std::vector<std::pair<std::string, Value>> items;
   for (auto& t : f.tensors)
-    items.emplace_back(
-        t.name,
-        Value::tensor(Tensor(LazyBuffer::from_data(std::move(t.data), shape_from_ints(t.shape), t.dtype))));
+    items.emplace_back(t.name, Value::tensor(Tensor(LazyBuffer::from_data(
+                                   std::move(t.data), shape_from_ints(t.shape), t.dtype, "", t.name))));
   return make_dict(std::move(items));
 }
 

@@ -220,7 +220,7 @@ C
   [ ! -e lib ]
 }
 
-@test "--weights FILE leaves the script's safetensors weights out of NAME.c; NAME_load reads them, checked" {
+@test "the script's safetensors weights stay out of NAME.c by default (--weights FILE for unnamed ones); NAME_load reads them, checked" {
   need_python
   "$PYTHON" - <<'PY'
 import numpy as np
@@ -247,12 +247,20 @@ nn.state.load_state_dict(model, nn.state.safe_load(args["w"]))
 output("y", model(input("x", (2, 16))))
 TG
   tg-trace m.tg --arg w=w.safetensors | tg-schedule -o m.sched
-  tg-codegen m.sched --emit c --name mlp -o lib --weights w.safetensors
-  tg-codegen m.sched --emit c --name emb -o lib
+  # safe_load's keys travel with the constants: the default needs no file
+  tg-codegen m.sched --emit c --name mlp -o lib
+  tg-codegen m.sched --emit c --name byfile -o lib --weights w.safetensors
+  tg-codegen m.sched --emit c --name emb -o lib --embed-weights
   # the 2.7 KB of weights are in emb.c as byte lists, not in mlp.c
   expect_eq "$(grep -c 'mlp_data' lib/mlp.c)" "0"
   [ "$(grep -c 'emb_data' lib/emb.c)" -gt 0 ]
+  expect_eq "$(grep -c 'mlp_load' lib/emb.h)" "0"
   grep -q '^// weight "l1.weight": F32 (32, 16)$' lib/mlp.h
+  # by name or by the file's bytes: the same library
+  expect_eq "$(sed 's/byfile/mlp/g; s/BYFILE/MLP/g' lib/byfile.c | cmp - lib/mlp.c && echo same)" "same"
+  expect_eq "$(tg-schedule --help >/dev/null; jq -c '[.buffers[] | select(.role == "constant") | [.name, .dims]]' \
+    <(tg-trace m.tg --arg w=w.safetensors | tg-schedule --json))" \
+    '[["l1.weight",[32,16]],["l1.bias",[32]],["l2.weight",[4,32]],["l2.bias",[4]]]' 
   grep -q '^int mlp_load(mlp\* m, const char\* path);$' lib/mlp.h
   cat >main.c <<'C'
 #include <stdio.h>
@@ -316,4 +324,52 @@ d = load_file("w.safetensors"); d["unused"] = np.ones(3, np.float32); save_file(
   run_split tg-codegen m.sched --weights w.safetensors -o p.bin
   expect_one_line_error tg-codegen "$err"
   expect_contains "$err" "--weights is for --emit c"
+  run_split tg-codegen m.sched --embed-weights -o p.bin
+  expect_one_line_error tg-codegen "$err"
+  expect_contains "$err" "--embed-weights is for --emit c"
+  run_split tg-codegen m.sched --emit c --name both -o lib4 --embed-weights --weights w.safetensors
+  [ "$status" -eq 2 ]
+  [ ! -e lib4/both.c ]
+}
+
+@test "a key two safe_load files share stays in NAME.c; the other weights load by name" {
+  need_python
+  "$PYTHON" - <<'PY'
+import numpy as np
+from safetensors.numpy import save_file
+r = np.random.default_rng(6)
+save_file({"weight": r.standard_normal((3, 4)).astype(np.float32), "scale": np.ones(3, np.float32)}, "a.safetensors")
+save_file({"weight": r.standard_normal((3, 3)).astype(np.float32)}, "b.safetensors")
+PY
+  cat >two.tg <<'TG'
+a = nn.state.safe_load(args["a"])
+b = nn.state.safe_load(args["b"])
+output("y", b["weight"] @ (a["weight"] @ input("x", (4,))) * a["scale"])
+TG
+  tg-trace two.tg --arg a=a.safetensors --arg b=b.safetensors | tg-schedule | tg-codegen --emit c --name two -o lib
+  expect_eq "$(grep -c '^// weight ' lib/two.h)" "1"
+  grep -q '^// weight "scale": F32 (3)$' lib/two.h
+  expect_eq "$(grep -c '^static const unsigned char two_data' lib/two.c)" "2" # both "weight"s
+  "$PYTHON" -c 'import numpy as np; x = np.arange(4, dtype=np.float32) - 1.5; np.save("x.npy", x); x.tofile("x.bin")'
+  cat >main.c <<'C'
+#include <stdio.h>
+#include "two.h"
+int main(void) {
+  float x[4], y[3];
+  FILE* f = fopen("x.bin", "rb");
+  if (fread(x, sizeof x, 1, f) != 1) return 9;
+  fclose(f);
+  two* m = two_new();
+  if (two_load(m, "a.safetensors") || two_run(m, x, y)) return 8;
+  f = fopen("y.bin", "wb");
+  fwrite(y, sizeof y, 1, f);
+  fclose(f);
+  two_free(m);
+  return 0;
+}
+C
+  clang -std=c11 -O2 -march=native -Wall -Werror -Ilib main.c lib/two.c -lm -o main
+  ./main
+  tg-trace two.tg --arg a=a.safetensors --arg b=b.safetensors | tg-schedule | tg-codegen | tg-run --in x=x.npy --out-dir r >/dev/null
+  expect_eq "$(npy_eval r/y.npy "np.array_equal(a, np.fromfile('y.bin', np.float32))")" True
 }

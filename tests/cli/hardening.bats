@@ -194,7 +194,7 @@ PY
   printf 'x = input("x", (4,))\noutput("y", x * 2)\n' >e.tg
   "$PYTHON" -c 'import numpy as np; np.save("x.npy", np.ones(4, np.float32))'
   tg-trace e.tg | tg-schedule | tg-codegen --json |
-    jq '.buffers += [{"id": 7, "dtype": "float32", "size": 0, "role": "constant", "name": "", "data": "", "device": ""}]' >z.json
+    jq '.buffers += [{"id": 7, "dtype": "float32", "size": 0, "role": "constant", "name": "", "data": "", "device": "", "dims": []}]' >z.json
   run_split tg-run z.json --in x=x.npy
   [ "$status" -eq 0 ]
   expect_eq "$out" $'y: shape=(4,) dtype=float32\n[2. 2. 2. 2.]'

@@ -80,10 +80,11 @@ inline Schedule sample_schedule() {
   s.buffers = {
       {0, DType::Float32, 4, BufferRole::Output, "out", {}},
       {1, DType::Float32, 32, BufferRole::Input, "x", {}},
-      {2, DType::Int32, 3, BufferRole::Constant, "", bytes_of({1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0})},
+      {2, DType::Int32, 3, BufferRole::Constant, "table", bytes_of({1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0})},
       {3, DType::Float16, 4, BufferRole::Intermediate, "", {}},
       {4, DType::Int32, 3, BufferRole::Intermediate, "", {}},
   };
+  s.buffers[2].dims = {3}; // a named constant: safe_load's key and shape
   // kernel 0: out[1,4] = sum over axis 0 of x.T * x.T + where-masked nan constant
   LazyOpPtr load = LazyOp::make(Op::LOAD, {}, mem(1, DType::Float32, st_of({view({8, 4}, {1, 8})})));
   LazyOpPtr sq = LazyOp::make(Op::MUL, {load, load});

@@ -37,7 +37,8 @@ bool same_buffers(const std::vector<BufferInfo>& a, const std::vector<BufferInfo
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
     if (a[i].id != b[i].id || a[i].dtype != b[i].dtype || a[i].size != b[i].size || a[i].role != b[i].role ||
-        a[i].name != b[i].name || a[i].data != b[i].data || a[i].device != b[i].device)
+        a[i].name != b[i].name || a[i].data != b[i].data || a[i].device != b[i].device ||
+        a[i].dims != b[i].dims)
       return false;
   return true;
 }

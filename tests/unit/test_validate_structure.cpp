@@ -88,6 +88,23 @@ TEST(KernelAst, every_listed_buffer_is_used) {
   EXPECT_EQ(schedule_error(s),
             "invalid schedule artifact: kernel 0: lists buffer 5 (index 2), which no LOAD or STORE uses");
 }
+TEST(BufferTable, dims_belong_to_a_named_constant_and_multiply_to_its_size) {
+  const std::string why =
+      "invalid schedule artifact: buffer 2: dims belong to a named constant and multiply to its size";
+  Schedule s = sample_schedule();
+  s.buffers[2].dims = {2, 2};
+  EXPECT_EQ(schedule_error(s), why);
+  s = sample_schedule();
+  s.buffers[2].name.clear();
+  EXPECT_EQ(schedule_error(s), why);
+  s = sample_schedule();
+  s.buffers[2].dims = {1, 3, int64_t(1) << 62};
+  EXPECT_EQ(schedule_error(s), why);
+  s = sample_schedule();
+  s.buffers[3].dims = {4};
+  EXPECT_EQ(schedule_error(s), "invalid schedule artifact: buffer 3: dims belong to a named constant and "
+                               "multiply to its size");
+}
 TEST(KernelAst, a_load_reads_its_buffer_as_its_dtype) {
   Schedule s = sample_schedule();
   LazyOpPtr load = LazyOp::make(Op::LOAD, {}, mem(1, DType::Float64, contiguous({1, 4})));

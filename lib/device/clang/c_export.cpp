@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "device/clang/c_export_loader.h"
@@ -194,12 +195,21 @@ std::vector<LoadedWeight> weights_in_file(const Program& p, const std::vector<Fi
     if (k.init) read_at_init.insert(k.bufs.begin(), k.bufs.end());
   std::vector<LoadedWeight> out;
   std::set<const FileTensor*> taken;
+  // named constants: a key two constants share (two files' "weight") stays in NAME.c, as NAME_load
+  // could not tell them apart (NAME_load reads keys of up to 511 bytes)
+  std::map<std::string, int> uses;
+  for (const FileTensor& t : file)
+    if (t.buffer >= 0) ++uses[t.name];
+  for (const FileTensor& t : file)
+    if (t.buffer >= 0 && !read_at_init.count(t.buffer) && t.name.size() < 512 && uses[t.name] == 1)
+      out.push_back({&t, t.buffer});
+  if (!uses.empty()) return out;
   for (const BufferInfo& b : p.buffers) {
     if (b.role != BufferRole::Constant || b.data.empty() || read_at_init.count(b.id)) continue;
     const FileTensor* match = nullptr;
     int matches = 0;
     for (const FileTensor& t : file)
-      if (t.type == b.dtype && t.shape.size() <= 8 && t.bytes.size() == b.data.size() &&
+      if (t.buffer < 0 && t.type == b.dtype && t.shape.size() <= 8 && t.bytes.size() == b.data.size() &&
           std::equal(t.bytes.begin(), t.bytes.end(), reinterpret_cast<const char*>(b.data.data())))
         match = &t, ++matches;
     // (NAME_load reads keys of up to 511 bytes)
@@ -233,7 +243,11 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
   std::vector<LoadedWeight> weights;
   std::set<int> loaded_bufs;
   std::vector<std::string> notes;
-  if (weights_file) {
+  const bool named = weights_file && !weights_file->empty() && weights_file->front().buffer >= 0;
+  if (weights_file && named) {
+    weights = weights_in_file(p, *weights_file);
+    for (const LoadedWeight& w : weights) loaded_bufs.insert(w.buffer);
+  } else if (weights_file) {
     weights = weights_in_file(p, *weights_file);
     if (weights.empty())
       fail("ValueError", "--weights: no constant of the program is a tensor of that file (did the script "

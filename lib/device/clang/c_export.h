@@ -9,7 +9,7 @@
 //   void* NAME_state(NAME*, const char* name, size_t* bytes);  a state's storage, read or write
 //   int NAME_set_threads(NAME*, int n);   kernels that split their outer loop run on n threads
 //   void NAME_free(NAME*);
-//   int NAME_load(NAME*, const char* path);   with --weights FILE: the weights from a safetensors file
+//   int NAME_load(NAME*, const char* path);   the script's safe_load weights from a safetensors file
 #pragma once
 #include <cstdint>
 #include <string>
@@ -30,15 +30,19 @@ struct CLibrary {
 // with a clear error: programs that draw random numbers on the host (tinygrad's default RNG;
 // THREEFRY=1 draws in kernels) and symbolic variables.
 // A tensor of the safetensors file a script loaded (tg-codegen --weights reads it).
+// Or a named constant of the schedule itself (`buffer` its id): what safe_load read, by the
+// key it had in the file.
 struct FileTensor {
   std::string name, dtype; // dtype as safetensors names it: "F32"
   DType type;
   std::vector<int64_t> shape;
   std::string_view bytes;
+  int buffer = -1; // >= 0: this constant buffer; -1: the constant whose bytes are these
 };
 
-// With `weights` (the tensors of the file the script loaded), the constants that are exactly
-// one of them are left out of NAME.c: NAME_load(m, path) reads them by name, checked.
+// With `weights` (the tensors of the file the script loaded, or the schedule's named constants),
+// the constants that are exactly one of them are left out of NAME.c: NAME_load(m, path) reads
+// them by name, checked.
 CLibrary export_c_library(const Schedule& schedule, const std::string& name,
                           const CodegenOptions& options = {},
                           const std::vector<FileTensor>* weights = nullptr);
