@@ -35,7 +35,7 @@ std::string number(double x) {
 } // namespace
 
 std::string profile_trace_json(const Program& program, const std::vector<KernelEvent>& events) {
-  constexpr int kSteps = 1, kKernels = 2; // track (thread) ids
+  constexpr int kSteps = 1, kKernels = 2, kTransfers = 3; // track (thread) ids
   std::string out = "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
   auto meta = [&](const char* what, int tid, const std::string& name) {
     out += "{\"ph\": \"M\", \"pid\": 1, \"tid\": " + std::to_string(tid) + ", \"name\": \"" + what +
@@ -44,6 +44,8 @@ std::string profile_trace_json(const Program& program, const std::vector<KernelE
   meta("process_name", 0, "tg-run " + program.device);
   meta("thread_name", kSteps, "steps");
   meta("thread_name", kKernels, program.device + " kernels");
+  if (std::any_of(events.begin(), events.end(), [](const KernelEvent& e) { return !e.transfer.empty(); }))
+    meta("thread_name", kTransfers, "transfers between processes");
   // a step spans its first launch's start to its last launch's end
   std::map<int64_t, std::pair<double, double>> steps;
   for (const KernelEvent& e : events) {
@@ -55,6 +57,15 @@ std::string profile_trace_json(const Program& program, const std::vector<KernelE
            std::to_string(step + 1) + "\", \"ts\": " + number(span.first) +
            ", \"dur\": " + number(span.second - span.first) + "},\n";
   for (const KernelEvent& e : events) {
+    if (!e.transfer.empty()) { // buffers moved before kernel e.kernel (tg-run --dist)
+      out += "{\"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(kTransfers) +
+             ", \"name\": " + json_string(e.transfer) + ", \"ts\": " + number(e.start_us) +
+             ", \"dur\": " + number(e.duration_us) +
+             ", \"args\": {\"before kernel\": " + std::to_string(e.kernel + 1) +
+             ", \"step\": " + std::to_string(e.step + 1) + ", \"bytes\": " + std::to_string(e.bytes) +
+             "}},\n";
+      continue;
+    }
     const ProgramKernel& k = program.kernels.at(e.kernel);
     double seconds = std::max(e.duration_us, 1e-3) * 1e-6;
     out += "{\"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(kKernels) +

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstring>
 #include <filesystem>
 #include <list>
+#include <optional>
 #include <set>
 
 #include "device/registry.h"
@@ -137,6 +139,7 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
     owner_[b.id] = b.role == BufferRole::Constant ? -1 : dist_ ? dist_->placement.rank_of(b.device) : 0;
   for (const ProgramKernel& k : p.kernels)
     kernel_rank_.push_back(dist_ ? dist_->placement.rank_of(k.device) : 0);
+  order_ = launch_order();
   std::vector<NamedBuffer> mine;
   for (const NamedBuffer& nb : p.inputs)
     if (owns(nb.buffer)) mine.push_back(nb);
@@ -274,11 +277,100 @@ bool ProgramRun::owns_state(const std::string& name) const {
 // from them. Every process walks the kernels in the same order and lists the same moves, so each
 // send meets its receive. The moves of a run of such kernels go in one exchange (an all-reduce's
 // copies both ways at once), as long as none reads what an earlier one of the run touches.
-void ProgramRun::exchange_reads(size_t i) {
-  if (i < exchanged_end_) return; // moved with an earlier kernel's
-  struct Read {
-    int id, from, to;
+namespace {
+
+struct Read {
+  int id, from, to;
+};
+
+// tinygrad's naive all-reduce with one device per process: every process's shard read by every
+// other process. That is an allgather, one collective instead of N(N-1) messages; the shards
+// land in the same buffers, so each device then adds them in device order as before. Takes
+// such groups out of `reads` (N buffers of one size, one owned by each process, each read by
+// all the others), in the order their buffers are first read; what is left moves point to point.
+std::vector<std::vector<int>> take_allgathers(std::vector<Read>& reads, int ranks,
+                                              const std::map<int, size_t>& bytes) {
+  std::vector<std::vector<int>> groups;
+  if (ranks < 2) return groups;
+  std::map<int, std::set<int>> readers; // buffer -> the processes that read it
+  std::vector<int> order;               // buffers, by first read
+  std::map<int, int> owner;
+  for (const Read& r : reads) {
+    if (readers[r.id].empty()) order.push_back(r.id);
+    readers[r.id].insert(r.to);
+    owner[r.id] = r.from;
+  }
+  // (any N such buffers may travel together, whichever all-reduce each belongs to)
+  struct Open {
+    std::vector<int> shard;
+    size_t bytes, filled;
   };
+  std::vector<Open> open;
+  std::set<int> grouped;
+  for (int id : order) {
+    if (readers[id].size() != size_t(ranks - 1)) continue;
+    const size_t o = size_t(owner[id]), b = bytes.at(id);
+    auto g =
+        std::find_if(open.begin(), open.end(), [&](const Open& x) { return x.bytes == b && x.shard[o] < 0; });
+    if (g == open.end()) g = open.insert(open.end(), Open{std::vector<int>(size_t(ranks), -1), b, 0});
+    g->shard[o] = id;
+    if (++g->filled < size_t(ranks)) continue;
+    groups.push_back(g->shard);
+    grouped.insert(g->shard.begin(), g->shard.end());
+    open.erase(g);
+  }
+  std::erase_if(reads, [&](const Read& r) { return grouped.count(r.id) != 0; });
+  return groups;
+}
+
+} // namespace
+
+// Program order, except that with --dist a copy from another process's device moves down to just
+// before the first kernel that needs its target, or writes what it reads. tinygrad's schedule
+// copies each device's shard of an all-reduce as soon as it is computed, so the copies of one
+// all-reduce are spread between the kernels that compute the other shards; sunk, they meet
+// where every shard is ready and move as one allgather. A copy computes nothing: the results
+// stay bit for bit.
+std::vector<size_t> ProgramRun::launch_order() const {
+  const size_t n = p_.kernels.size();
+  std::vector<std::vector<size_t>> sunk(n + 1); // kernels to launch right before position j
+  std::vector<bool> moved(n, false);
+  for (size_t k = 0; dist_ && k < n; ++k) {
+    const ProgramKernel& c = p_.kernels[k];
+    bool remote = false;
+    for (int id : c.bufs) remote |= owner_.at(id) >= 0 && owner_.at(id) != kernel_rank_[k];
+    if (!remote) continue;
+    size_t j = k + 1;
+    for (; j < n && p_.kernels[j].init == c.init; ++j) {
+      const ProgramKernel& other = p_.kernels[j];
+      bool other_copies = false; // another copy between processes writes only its first buffer
+      for (int id : other.bufs) other_copies |= owner_.at(id) >= 0 && owner_.at(id) != kernel_rank_[j];
+      auto has = [](const ProgramKernel& x, int id) {
+        return std::find(x.bufs.begin(), x.bufs.end(), id) != x.bufs.end();
+      };
+      bool conflict = has(other, c.bufs[0]);
+      if (other_copies)
+        conflict |= has(c, other.bufs[0]);
+      else
+        for (int id : c.bufs) conflict |= has(other, id);
+      if (conflict) break;
+    }
+    if (j == k + 1) continue;
+    moved[k] = true;
+    sunk[j].push_back(k);
+  }
+  std::vector<size_t> order;
+  order.reserve(n);
+  for (size_t j = 0; j <= n; ++j) {
+    for (size_t k : sunk[j]) order.push_back(k);
+    if (j < n && !moved[j]) order.push_back(j);
+  }
+  return order;
+}
+
+void ProgramRun::exchange_reads(size_t pos, std::vector<KernelEvent>* events) {
+  if (pos < exchanged_end_) return; // moved with an earlier kernel's
+  const size_t i = order_[pos];
   auto reads_of = [&](size_t k) {
     std::vector<Read> out;
     for (int id : p_.kernels[k].bufs) {
@@ -289,23 +381,67 @@ void ProgramRun::exchange_reads(size_t i) {
   };
   std::vector<Read> reads;
   std::set<std::pair<int, int>> listed; // (buffer, to)
-  std::set<int> touched;
-  size_t end = i + 1;
-  for (size_t k = i; k < p_.kernels.size() && p_.kernels[k].init == p_.kernels[i].init; ++k) {
+  std::set<int> touched;                // what the kernels before the reader (from i) may write
+  size_t end = pos + 1;
+  // The reads of the kernels from i on move now, as long as no kernel before the reader (from i)
+  // touches the buffer read; kernels without reads from elsewhere are looked past (an
+  // all-reduce's adds on one device stand between its copies to the next), up to a few.
+  constexpr size_t kLookPast = 16;
+  for (size_t q = pos, idle = 0; q < order_.size() && p_.kernels[order_[q]].init == p_.kernels[i].init; ++q) {
+    const size_t k = order_[q];
     std::vector<Read> rk = reads_of(k);
-    if (k > i &&
-        (rk.empty() || std::any_of(rk.begin(), rk.end(), [&](const Read& r) { return touched.count(r.id); })))
+    if (q > pos && std::any_of(rk.begin(), rk.end(), [&](const Read& r) { return touched.count(r.id); }))
       break;
+    if (q > pos && rk.empty() && ++idle > kLookPast) break;
+    if (!rk.empty()) idle = 0, end = q + 1;
     for (const Read& r : rk)
       if (listed.insert({r.id, r.to}).second) reads.push_back(r);
-    touched.insert(p_.kernels[k].bufs.begin(), p_.kernels[k].bufs.end());
-    end = k + 1;
+    // a copy between devices writes its first buffer only; another kernel may write any of its
+    if (!rk.empty())
+      touched.insert(p_.kernels[k].bufs[0]);
+    else
+      touched.insert(p_.kernels[k].bufs.begin(), p_.kernels[k].bufs.end());
   }
   exchanged_end_ = end;
+  if (reads.empty()) return;
+  auto t0 = std::chrono::steady_clock::now();
+  auto record = [&](const char* what, size_t bytes) {
+    if (!events) return;
+    auto t1 = std::chrono::steady_clock::now();
+    events->push_back({i, steps_run_, std::chrono::duration<double, std::micro>(t0 - start_).count(),
+                       std::chrono::duration<double, std::micro>(t1 - t0).count(), what, bytes});
+  };
+  Transport& transport = *dist_->transport;
+  bool synced_for_allgather = false;
+  for (const std::vector<int>& shards : take_allgathers(reads, transport.size(), bytes_)) {
+    if (!synced_for_allgather) loaded_->synchronize(); // this process's kernels still write its shard
+    synced_for_allgather = true;
+    const size_t bytes = bytes_.at(shards[0]);
+    const int ranks = transport.size();
+    std::vector<uint8_t> all(bytes * size_t(ranks)), staged;
+    void* mine = mem_->allocator.host_view(mem_->buffers.at(shards[size_t(rank_)]));
+    if (!mine) {
+      staged.resize(bytes);
+      mem_->allocator.copyout(staged.data(), mem_->buffers.at(shards[size_t(rank_)]), bytes);
+      mine = staged.data();
+    }
+    transport.allgather(mine, bytes, all.data());
+    for (int s = 0; s < ranks; ++s) {
+      if (s == rank_) continue;
+      void* buf = mem_->buffers.at(shards[size_t(s)]);
+      if (void* view = mem_->allocator.host_view(buf))
+        std::memcpy(view, all.data() + size_t(s) * bytes, bytes);
+      else
+        mem_->allocator.copyin(buf, all.data() + size_t(s) * bytes, bytes);
+    }
+    record("allgather", bytes * size_t(ranks));
+    t0 = std::chrono::steady_clock::now();
+  }
   std::vector<Transport::Move> moves;
   std::vector<std::pair<int, std::vector<uint8_t>>> staged_in; // device buffers: copied in after
   std::list<std::vector<uint8_t>> staged_out;
-  bool synced = false;
+  bool synced = synced_for_allgather;
+  size_t moved = 0;
   for (const Read& r : reads) {
     if (rank_ != r.from && rank_ != r.to) continue;
     if (!synced) loaded_->synchronize(); // this process's kernels still read or write them
@@ -319,10 +455,12 @@ void ProgramRun::exchange_reads(size_t i) {
       view = staged_in.emplace_back(r.id, std::vector<uint8_t>(bytes)).second.data();
     }
     moves.push_back({view, bytes, rank_ == r.from ? r.to : r.from, rank_ == r.from});
+    moved += bytes;
   }
   if (moves.empty()) return;
-  dist_->transport->exchange(moves);
+  transport.exchange(moves);
   for (auto& [id, data] : staged_in) mem_->allocator.copyin(mem_->buffers.at(id), data.data(), data.size());
+  record("point-to-point", moved);
 }
 
 HostBuffer ProgramRun::gather(const NamedBuffer& nb) const {
@@ -382,10 +520,11 @@ void ProgramRun::fill_random(size_t i) {
 
 void ProgramRun::launch_range(bool init, const RunOptions& options) {
   exchanged_end_ = 0;
-  for (size_t i = 0; i < p_.kernels.size(); i++) {
+  for (size_t pos = 0; pos < order_.size(); pos++) {
+    const size_t i = order_[pos];
     if (p_.kernels[i].init != init) continue;
     if (dist_) {
-      exchange_reads(i);
+      exchange_reads(pos, options.events);
       if (kernel_rank_[i] != rank_) continue;
     }
     if (options.events) {

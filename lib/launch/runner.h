@@ -34,6 +34,11 @@ struct KernelEvent {
   size_t kernel = 0;
   int64_t step = 0;
   double start_us = 0, duration_us = 0;
+  // Not a launch but the moves of buffers between processes before kernel `kernel` (tg-run
+  // --dist): "allgather" (one collective) or "point-to-point", and the bytes this process sent
+  // and received.
+  std::string transfer{};
+  size_t bytes = 0;
 };
 
 struct RunOptions {
@@ -94,7 +99,9 @@ private:
   void launch(size_t i);
   void fill_random(size_t i);
   bool owns(int buffer) const; // its device is placed on this process (a constant: on all)
-  void exchange_reads(size_t i);
+  void exchange_reads(size_t pos, std::vector<KernelEvent>* events); // pos: in order_
+  std::vector<size_t> launch_order() const;
+  std::vector<size_t> order_;                     // the kernels in the order this run launches them
   size_t exchanged_end_ = 0;                      // kernels before it have had their reads moved (this pass)
   HostBuffer gather(const NamedBuffer& nb) const; // to rank 0
 

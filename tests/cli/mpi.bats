@@ -63,6 +63,22 @@ same_as_one() { # DIR STATE: the outputs and saved states of the single-process 
   done
 }
 
+@test "an all-reduce over one device per process is one allgather; the profile shows every transfer" {
+  mpirun -n 4 tg-run train.bin --in x=x.npy --in y=y.npy --steps 5 --dist mpi \
+    --save-state s4.safetensors --out-dir o4 --profile p4.json
+  same_as_one o4 s4.safetensors
+  # the gradients' all-reduces travel as allgathers, three per step here (the init's copies of
+  # the weights from the default device, and shards of other sizes, stay point to point)
+  expect_eq "$(jq -c '[.traceEvents[] | select(.tid == 3 and .name == "allgather") | .args.step] | group_by(.) | map(length)' p4.json)" "[3,3,3,3,3]"
+  jq -e '[.traceEvents[] | select(.tid == 3 and .ph == "X")] | all(.args.bytes > 0 and .args["before kernel"] >= 1)' p4.json >/dev/null
+  # two devices per process: any two shards, one on each process and each read by the other,
+  # still travel as one allgather
+  mpirun -n 2 tg-run train.bin --in x=x.npy --in y=y.npy --steps 5 --dist mpi --out-dir o2 --profile p2.json
+  cmp one/loss.npy o2/loss.npy
+  cmp one/pred.npy o2/pred.npy
+  [ "$(jq '[.traceEvents[] | select(.tid == 3 and .name == "allgather")] | length' p2.json)" -ge 5 ]
+}
+
 @test "over TCP on the loopback interface alone" {
   mpirun -n 2 --mca btl tcp,self --mca btl_tcp_if_include lo \
     tg-run train.bin --in x=x.npy --in y=y.npy --steps 5 --dist mpi --save-state tcp.safetensors --out-dir tcp
