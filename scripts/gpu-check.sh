@@ -2,7 +2,8 @@
 # The whole differential suite on the CUDA device, for a machine with an NVIDIA GPU and driver
 # (CI has none: it only compiles every snippet's kernels with NVRTC). Builds if needed, then
 # runs every snippet through tg on CUDA and compares with tinygrad 0.9.1 on CLANG; also runs
-# the CUDA runtime unit tests, which need a device. Exit 1 when anything failed.
+# the CUDA runtime unit tests, which need a device (among them a one-process NCCL communicator
+# moving a buffer GPU to GPU, CudaNccl.*). Exit 1 when anything failed.
 #   bash scripts/gpu-check.sh [-k PATTERN]...
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "device/registry.h"
+#include "dist/nccl.h"
 #include "io/artifact.h"
 #include "random/numpy_rng.h"
 #include "util/error.h"
@@ -191,6 +192,24 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
     }
   }
   for (const NamedBuffer& nb : mine) copy_in(nb, inputs.at(nb.name));
+  // A CUDA program's buffers move GPU to GPU through NCCL where every process can load it (they
+  // agree first: a communicator is made by all or none); else through host memory and MPI.
+  if (dist_ && p.device == "CUDA" && dist_->transport->size() > 1) {
+    const char* off = std::getenv("TG_NCCL_OFF");
+    uint8_t ok = 1;
+    try {
+      if (off && *off && std::string(off) != "0")
+        ok = 0;
+      else
+        nccl_version();
+    } catch (const Error&) {
+      ok = 0;
+    }
+    std::vector<uint8_t> all(size_t(dist_->transport->size()));
+    dist_->transport->allgather(&ok, 1, all.data());
+    if (std::all_of(all.begin(), all.end(), [](uint8_t x) { return x == 1; }))
+      nccl_ = std::make_unique<NcclComm>(*dist_->transport);
+  }
   int device_index = 0;
   for (size_t i = 0; i < p.kernels.size(); ++i) {
     const ProgramKernel& k = p.kernels[i];
@@ -412,6 +431,20 @@ void ProgramRun::exchange_reads(size_t pos, std::vector<KernelEvent>* events) {
                        std::chrono::duration<double, std::micro>(t1 - t0).count(), what, bytes});
   };
   Transport& transport = *dist_->transport;
+  if (nccl_) { // device to device, every move of this process in one NCCL group
+    std::vector<Transport::Move> moves;
+    size_t moved = 0;
+    for (const Read& r : reads)
+      if (rank_ == r.from || rank_ == r.to) {
+        moves.push_back(
+            {mem_->buffers.at(r.id), bytes_.at(r.id), rank_ == r.from ? r.to : r.from, rank_ == r.from});
+        moved += bytes_.at(r.id);
+      }
+    if (moves.empty()) return;
+    nccl_->exchange(moves);
+    record("nccl", moved);
+    return;
+  }
   bool synced_for_allgather = false;
   for (const std::vector<int>& shards : take_allgathers(reads, transport.size(), bytes_)) {
     if (!synced_for_allgather) loaded_->synchronize(); // this process's kernels still write its shard

@@ -13,6 +13,7 @@
 
 #include "codegen/program.h"
 #include "device/device.h"
+#include "dist/nccl.h"
 #include "dist/transport.h"
 #include "io/host_buffer.h"
 
@@ -102,6 +103,7 @@ private:
   void exchange_reads(size_t pos, std::vector<KernelEvent>* events); // pos: in order_
   std::vector<size_t> launch_order() const;
   std::vector<size_t> order_;                     // the kernels in the order this run launches them
+  std::unique_ptr<NcclComm> nccl_;                // a CUDA program across processes, where NCCL loads
   size_t exchanged_end_ = 0;                      // kernels before it have had their reads moved (this pass)
   HostBuffer gather(const NamedBuffer& nb) const; // to rank 0
 
