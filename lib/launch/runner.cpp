@@ -207,8 +207,16 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
     }
     std::vector<uint8_t> all(size_t(dist_->transport->size()));
     dist_->transport->allgather(&ok, 1, all.data());
-    if (std::all_of(all.begin(), all.end(), [](uint8_t x) { return x == 1; }))
-      nccl_ = std::make_unique<NcclComm>(*dist_->transport);
+    if (std::all_of(all.begin(), all.end(), [](uint8_t x) { return x == 1; })) {
+      // (two processes on one GPU: NCCL refuses them all, and they go through MPI as before)
+      try {
+        nccl_ = std::make_unique<NcclComm>(*dist_->transport);
+      } catch (const Error&) {
+        ok = 0;
+      }
+      dist_->transport->allgather(&ok, 1, all.data());
+      if (!std::all_of(all.begin(), all.end(), [](uint8_t x) { return x == 1; })) nccl_.reset();
+    }
   }
   int device_index = 0;
   for (size_t i = 0; i < p.kernels.size(); ++i) {
