@@ -105,6 +105,12 @@ public:
   // A random draw (CUSTOM) gets its seed when tinygrad would realize it, after the node exists:
   // the one arg set late. The node stays interned under its pending arg, which is unique.
   void set_draw_seed(NodeId id, int64_t seed) { nodes_[id].arg = Scalar::of_int(seed); }
+  // A pending constant (a THREEFRY draw's counter, tensor_random.cpp) gets its value at its
+  // realize point: until then a unique placeholder name keeps it apart from every other node.
+  void resolve_host_data(NodeId id, Blob data) {
+    nodes_[id].data = std::move(data);
+    nodes_[id].name.clear();
+  }
 
   // lazy.py's contiguous_child: base -> (its contiguous copy, the view that maps back), so later
   // ops on the base read the copy instead of recomputing it.

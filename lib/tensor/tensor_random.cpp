@@ -4,6 +4,7 @@
 // randint/uniform/normal and the initializers on top.
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <limits>
 #include <numbers>
@@ -32,6 +33,11 @@ struct RngState {
   std::vector<NodeId> pending;
   std::unordered_set<NodeId> pending_set, walked;
   int64_t pending_serial = 0;
+  // THREEFRY draws of one or two values read the counter as it is when they are realized
+  // (Tensor::rand): their counter constants, pending until then, and whether each holds an
+  // offset from the step's state (true) or the counter itself.
+  std::vector<NodeId> pending_counters;
+  std::unordered_map<NodeId, bool> pending_counter_relative;
 };
 RngState& rng() { return lazy_graph().extension<RngState>(); }
 
@@ -76,6 +82,27 @@ void seed_draw(NodeId id) {
   bool relative = !lazy_graph()[id].srcs.empty();
   lazy_graph().set_draw_seed(id, relative ? st.seed - st.seed_base : st.seed);
 }
+// A one-element uint32 constant whose value the realize point that reaches it sets (resolve_counter).
+Tensor pending_counter(bool relative) {
+  RngState& st = rng();
+  LazyBuffer c = LazyBuffer::from_data(std::vector<uint8_t>(4, 0), {1}, DType::UInt32, "",
+                                       "rng counter pending " + std::to_string(++st.pending_serial));
+  st.pending_counters.push_back(c.id());
+  st.pending_counter_relative[c.id()] = relative;
+  return Tensor(c, false);
+}
+
+void resolve_counter(NodeId id) {
+  RngState& st = rng();
+  auto it = st.pending_counter_relative.find(id);
+  if (it == st.pending_counter_relative.end()) return;
+  uint32_t v = it->second ? uint32_t(st.counter - st.step_base) : st.counter;
+  std::vector<uint8_t> bytes(4);
+  std::memcpy(bytes.data(), &v, 4); // little-endian hosts, as every buffer
+  lazy_graph().resolve_host_data(id, std::move(bytes));
+  st.pending_counter_relative.erase(it);
+}
+
 Scalar fl(double v) { return Scalar::of_float(v); }
 
 Tensor uniform_impl(const Shape& shape, const Scalar& low, const Scalar& high, DType dtype) {
@@ -94,7 +121,7 @@ void Tensor::manual_seed(int64_t seed) {
 
 void Tensor::realize_draws(const std::vector<Tensor>& ts) {
   RngState& st = rng();
-  if (st.pending_set.empty()) return;
+  if (st.pending_set.empty() && st.pending_counter_relative.empty()) return;
   const LazyGraph& g = lazy_graph();
   // schedule.py's order: the outputs' own bases first, then its pre-order walk (_recurse_lb)
   // in which custom_random kernels are met; they run first, in that order. A state tg made
@@ -104,12 +131,13 @@ void Tensor::realize_draws(const std::vector<Tensor>& ts) {
   for (const Tensor& t : ts) seed_draw(t.lazydata().base().id());
   std::vector<NodeId> stack;
   for (auto it = ts.rbegin(); it != ts.rend(); ++it) stack.push_back(it->lazydata().id());
-  while (!stack.empty() && !st.pending_set.empty()) {
+  while (!stack.empty() && !(st.pending_set.empty() && st.pending_counter_relative.empty())) {
     NodeId id = stack.back();
     stack.pop_back();
     if (!st.walked.insert(id).second) continue;
     const LazyNode& n = g[id];
     if (n.op == Op::CUSTOM) seed_draw(id);
+    if (n.is_host_data()) resolve_counter(id);
     for (auto s = n.srcs.rbegin(); s != n.srcs.rend(); ++s) stack.push_back(*s);
     if (auto init = init_of.find(id); init != init_of.end()) stack.push_back(init->second);
   }
@@ -122,14 +150,18 @@ void Tensor::begin_program() {
   st.pending.clear();
   st.pending_set.clear();
   st.walked.clear();
+  st.pending_counters.clear();
+  st.pending_counter_relative.clear();
 }
 
 void Tensor::end_program() {
   RngState& st = rng();
   // Draws no realize point reached are seeded in the order they were made.
   for (NodeId id : st.pending) seed_draw(id);
+  for (NodeId id : st.pending_counters) resolve_counter(id); // (all at the counter's last value)
   st.pending.clear();
   st.walked.clear();
+  st.pending_counters.clear();
   if (st.step_seed) {
     int64_t drawn = st.seed - st.seed_base;
     if (drawn != 0) st.step_seed->assign(st.step_seed->add(in(drawn)));
@@ -156,18 +188,20 @@ Tensor Tensor::rand(const Shape& shape, std::optional<DType> dtype) {
   int64_t half = py::ceildiv(num, 2);
   // _rng_counter is a realized one-element uint32 buffer in tinygrad; counts1 is realized too.
   // For one or two values tinygrad folds arange(1) + _rng_counter to the counter's own buffer,
-  // which the assign below then advances before the threefry kernel reads it: such a draw
-  // starts at counter + num (Tensor.rand(1) after manual_seed(0) is 0.32367265, not 0.21629542).
-  const uint32_t first = half == 1 ? uint32_t(st.counter + uint64_t(num)) : st.counter;
-  Tensor counter = from_list({in(first)}, {1}, DType::UInt32, false);
-  if (!lazy_graph().states().empty()) {
+  // which every draw's assign advances and which the threefry kernel reads when the draw is
+  // realized: such a draw starts at the counter as it is then, after every draw made so far
+  // (Tensor.rand(1) after manual_seed(0) is 0.32367265, not 0.21629542; two such draws realized
+  // together read the same counter). Its counter is pending until a realize point sets it.
+  Tensor counter = from_list({in(st.counter)}, {1}, DType::UInt32, false);
+  const bool states = !lazy_graph().states().empty();
+  if (states) {
     if (!st.step_counter) {
-      counter = from_list({in(st.counter)}, {1}, DType::UInt32, false); // the state's first value
-      st.step_base = st.counter;
+      st.step_base = st.counter; // the state's first value
       st.step_counter = Tensor(counter.lazydata(), false).realize("_rng_counter");
     }
-    counter = st.step_counter->add(in(uint32_t(first - st.step_base)));
+    counter = st.step_counter->add(in(uint32_t(st.counter - st.step_base)));
   }
+  if (half == 1) counter = states ? st.step_counter->add(pending_counter(true)) : pending_counter(false);
   Tensor counts1 = arange(in(half), std::nullopt, in(1), DType::UInt32).add(counter).contiguous();
   Tensor counts2 = counts1.add(in(half));
   st.counter = uint32_t(st.counter + uint64_t(num));
