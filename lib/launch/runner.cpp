@@ -300,10 +300,6 @@ bool ProgramRun::owns_state(const std::string& name) const {
   return false;
 }
 
-// Before kernel i runs on its process, the buffers it reads that other processes hold come
-// from them. Every process walks the kernels in the same order and lists the same moves, so each
-// send meets its receive. The moves of a run of such kernels go in one exchange (an all-reduce's
-// copies both ways at once), as long as none reads what an earlier one of the run touches.
 namespace {
 
 struct Read {
@@ -352,6 +348,14 @@ std::vector<std::vector<int>> take_allgathers(std::vector<Read>& reads, int rank
 
 } // namespace
 
+// Kernel k reads a buffer another process holds: a copy between devices, which writes only its
+// first buffer (no kernel mixes devices).
+bool ProgramRun::reads_elsewhere(size_t k) const {
+  for (int id : p_.kernels[k].bufs)
+    if (owner_.at(id) >= 0 && owner_.at(id) != kernel_rank_[k]) return true;
+  return false;
+}
+
 // Program order, except that with --dist a copy from another process's device moves down to just
 // before the first kernel that needs its target, or writes what it reads. tinygrad's schedule
 // copies each device's shard of an all-reduce as soon as it is computed, so the copies of one
@@ -364,14 +368,11 @@ std::vector<size_t> ProgramRun::launch_order() const {
   std::vector<bool> moved(n, false);
   for (size_t k = 0; dist_ && k < n; ++k) {
     const ProgramKernel& c = p_.kernels[k];
-    bool remote = false;
-    for (int id : c.bufs) remote |= owner_.at(id) >= 0 && owner_.at(id) != kernel_rank_[k];
-    if (!remote) continue;
+    if (!reads_elsewhere(k)) continue;
     size_t j = k + 1;
     for (; j < n && p_.kernels[j].init == c.init; ++j) {
       const ProgramKernel& other = p_.kernels[j];
-      bool other_copies = false; // another copy between processes writes only its first buffer
-      for (int id : other.bufs) other_copies |= owner_.at(id) >= 0 && owner_.at(id) != kernel_rank_[j];
+      const bool other_copies = reads_elsewhere(j); // such a copy writes only its first buffer
       auto has = [](const ProgramKernel& x, int id) {
         return std::find(x.bufs.begin(), x.bufs.end(), id) != x.bufs.end();
       };
@@ -395,6 +396,10 @@ std::vector<size_t> ProgramRun::launch_order() const {
   return order;
 }
 
+// Before kernel order_[pos] runs on its process, the buffers it reads that other processes hold come
+// from them. Every process walks the kernels in the same order and lists the same moves, so each
+// send meets its receive. The moves of a run of such kernels go in one exchange (an all-reduce's
+// copies both ways at once), as long as none reads what an earlier one of the run touches.
 void ProgramRun::exchange_reads(size_t pos, std::vector<KernelEvent>* events) {
   if (pos < exchanged_end_) return; // moved with an earlier kernel's
   const size_t i = order_[pos];

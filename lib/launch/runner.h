@@ -102,6 +102,7 @@ private:
   bool owns(int buffer) const; // its device is placed on this process (a constant: on all)
   void exchange_reads(size_t pos, std::vector<KernelEvent>* events); // pos: in order_
   std::vector<size_t> launch_order() const;
+  bool reads_elsewhere(size_t k) const;
   std::vector<size_t> order_;                     // the kernels in the order this run launches them
   std::unique_ptr<NcclComm> nccl_;                // a CUDA program across processes, where NCCL loads
   size_t exchanged_end_ = 0;                      // kernels before it have had their reads moved (this pass)

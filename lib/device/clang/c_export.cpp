@@ -243,17 +243,18 @@ CLibrary export_c_library(const Schedule& schedule, const std::string& name, con
   std::vector<LoadedWeight> weights;
   std::set<int> loaded_bufs;
   std::vector<std::string> notes;
-  const bool named = weights_file && !weights_file->empty() && weights_file->front().buffer >= 0;
-  if (weights_file && named) {
+  if (weights_file) {
     weights = weights_in_file(p, *weights_file);
     for (const LoadedWeight& w : weights) loaded_bufs.insert(w.buffer);
-  } else if (weights_file) {
-    weights = weights_in_file(p, *weights_file);
+  }
+  // --weights FILE (tensors matched by bytes): a file that fits nothing is a mistake, and the
+  // tensors left out are named
+  if (weights_file && !weights_file->empty() && weights_file->front().buffer < 0) {
     if (weights.empty())
       fail("ValueError", "--weights: no constant of the program is a tensor of that file (did the script "
                          "safe_load another file?)");
     std::set<const FileTensor*> loaded;
-    for (const LoadedWeight& w : weights) loaded_bufs.insert(w.buffer), loaded.insert(w.tensor);
+    for (const LoadedWeight& w : weights) loaded.insert(w.tensor);
     // the file's tensors NAME_load will not read: a fine-tuned file's values for them are not used
     std::string kept;
     size_t n_kept = 0;
