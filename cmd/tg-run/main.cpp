@@ -240,7 +240,12 @@ int main(int argc, char** argv) {
       std::fflush(stderr);
     }
     if (!seconds.empty()) tg::print_kernel_times(program, seconds, stderr);
-    if (!profile.empty()) tg::write_output(tg::profile_trace_json(program, events), profile, false);
+    if (!profile.empty() && dist) { // one trace, one process per rank, written by rank 0
+      auto per_rank = tg::gather_events(*dist->transport, events, run.start_us());
+      if (rank == 0) tg::write_output(tg::profile_trace_json(program, per_rank), profile, false);
+    } else if (!profile.empty()) {
+      tg::write_output(tg::profile_trace_json(program, events), profile, false);
+    }
     if (!save_state.empty()) tg::save_state_file(run, save_state);
     std::map<std::string, tg::HostBuffer> outputs = run.outputs();
     if (rank != 0) return 0; // rank 0 writes what the run made

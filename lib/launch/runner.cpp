@@ -137,10 +137,18 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
     : p_(p), device_(device(p.device)), dist_(dist) {
   if (dist_) rank_ = dist_->transport->rank();
   for (const BufferInfo& b : p.buffers)
-    owner_[b.id] = b.role == BufferRole::Constant ? -1 : dist_ ? dist_->placement.rank_of(b.device) : 0;
+    layout_.owner[b.id] = b.role == BufferRole::Constant ? -1
+                          : dist_                        ? dist_->placement.rank_of(b.device)
+                                                         : 0;
   for (const ProgramKernel& k : p.kernels)
-    kernel_rank_.push_back(dist_ ? dist_->placement.rank_of(k.device) : 0);
-  order_ = launch_order();
+    layout_.kernel_rank.push_back(dist_ ? dist_->placement.rank_of(k.device) : 0);
+  if (dist_) layout_.ranks = dist_->transport->size();
+  if (dist_) {
+    order_ = dist_launch_order(p, layout_);
+  } else {
+    order_.resize(p.kernels.size());
+    for (size_t k = 0; k < order_.size(); ++k) order_[k] = k;
+  }
   std::vector<NamedBuffer> mine;
   for (const NamedBuffer& nb : p.inputs)
     if (owns(nb.buffer)) mine.push_back(nb);
@@ -175,12 +183,12 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
   // Distributed: the buffers of this process's devices, and those its kernels read from others.
   std::set<int> needed;
   for (size_t i = 0; i < p.kernels.size(); ++i)
-    if (kernel_rank_[i] == rank_) needed.insert(p.kernels[i].bufs.begin(), p.kernels[i].bufs.end());
+    if (layout_.kernel_rank[i] == rank_) needed.insert(p.kernels[i].bufs.begin(), p.kernels[i].bufs.end());
   for (const BufferInfo& b : p.buffers) {
     size_t bytes = size_t(b.size) * size_t(itemsize(b.dtype));
     if (trusted_extents && b.role == BufferRole::Intermediate)
       bytes = std::min(bytes, size_t(std::max<int64_t>(touched[b.id], 0)));
-    bytes_[b.id] = bytes;
+    layout_.bytes[b.id] = bytes;
     if (dist_ && !owns(b.id) && !needed.count(b.id)) continue;
     void* m = mem_->allocator.alloc(bytes);
     mem_->buffers[b.id] = m;
@@ -191,6 +199,7 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
       mem_->allocator.copyin(m, b.data.data(), bytes);
     }
   }
+  if (dist_) exchanges_ = plan_exchanges(p, layout_, order_);
   for (const NamedBuffer& nb : mine) copy_in(nb, inputs.at(nb.name));
   // A CUDA program's buffers move GPU to GPU through NCCL where every process can load it (they
   // agree first: a communicator is made by all or none); else through host memory and MPI.
@@ -225,7 +234,7 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
     std::vector<void*> args;
     for (int id : k.bufs) {
       auto it = mem_->buffers.find(id);
-      if (!owner_.count(id))
+      if (!layout_.owner.count(id))
         fail("RuntimeError", "kernel '" + k.name + "' uses unknown buffer " + std::to_string(id));
       args.push_back(it == mem_->buffers.end() ? nullptr : it->second); // (a kernel of another process)
     }
@@ -286,8 +295,8 @@ void ProgramRun::load_states(const std::map<std::string, HostBuffer>& states) {
 }
 
 bool ProgramRun::owns(int buffer) const {
-  auto it = owner_.find(buffer);
-  return it != owner_.end() && (it->second < 0 || it->second == rank_);
+  auto it = layout_.owner.find(buffer);
+  return it != layout_.owner.end() && (it->second < 0 || it->second == rank_);
 }
 bool ProgramRun::owns_input(const std::string& name) const {
   for (const NamedBuffer& nb : p_.inputs)
@@ -300,142 +309,12 @@ bool ProgramRun::owns_state(const std::string& name) const {
   return false;
 }
 
-namespace {
-
-struct Read {
-  int id, from, to;
-};
-
-// tinygrad's naive all-reduce with one device per process: every process's shard read by every
-// other process. That is an allgather, one collective instead of N(N-1) messages; the shards
-// land in the same buffers, so each device then adds them in device order as before. Takes
-// such groups out of `reads` (N buffers of one size, one owned by each process, each read by
-// all the others), in the order their buffers are first read; what is left moves point to point.
-std::vector<std::vector<int>> take_allgathers(std::vector<Read>& reads, int ranks,
-                                              const std::map<int, size_t>& bytes) {
-  std::vector<std::vector<int>> groups;
-  if (ranks < 2) return groups;
-  std::map<int, std::set<int>> readers; // buffer -> the processes that read it
-  std::vector<int> order;               // buffers, by first read
-  std::map<int, int> owner;
-  for (const Read& r : reads) {
-    if (readers[r.id].empty()) order.push_back(r.id);
-    readers[r.id].insert(r.to);
-    owner[r.id] = r.from;
-  }
-  // (any N such buffers may travel together, whichever all-reduce each belongs to)
-  struct Open {
-    std::vector<int> shard;
-    size_t bytes, filled;
-  };
-  std::vector<Open> open;
-  std::set<int> grouped;
-  for (int id : order) {
-    if (readers[id].size() != size_t(ranks - 1)) continue;
-    const size_t o = size_t(owner[id]), b = bytes.at(id);
-    auto g =
-        std::find_if(open.begin(), open.end(), [&](const Open& x) { return x.bytes == b && x.shard[o] < 0; });
-    if (g == open.end()) g = open.insert(open.end(), Open{std::vector<int>(size_t(ranks), -1), b, 0});
-    g->shard[o] = id;
-    if (++g->filled < size_t(ranks)) continue;
-    groups.push_back(g->shard);
-    grouped.insert(g->shard.begin(), g->shard.end());
-    open.erase(g);
-  }
-  std::erase_if(reads, [&](const Read& r) { return grouped.count(r.id) != 0; });
-  return groups;
-}
-
-} // namespace
-
-// Kernel k reads a buffer another process holds: a copy between devices, which writes only its
-// first buffer (no kernel mixes devices).
-bool ProgramRun::reads_elsewhere(size_t k) const {
-  for (int id : p_.kernels[k].bufs)
-    if (owner_.at(id) >= 0 && owner_.at(id) != kernel_rank_[k]) return true;
-  return false;
-}
-
-// Program order, except that with --dist a copy from another process's device moves down to just
-// before the first kernel that needs its target, or writes what it reads. tinygrad's schedule
-// copies each device's shard of an all-reduce as soon as it is computed, so the copies of one
-// all-reduce are spread between the kernels that compute the other shards; sunk, they meet
-// where every shard is ready and move as one allgather. A copy computes nothing: the results
-// stay bit for bit.
-std::vector<size_t> ProgramRun::launch_order() const {
-  const size_t n = p_.kernels.size();
-  std::vector<std::vector<size_t>> sunk(n + 1); // kernels to launch right before position j
-  std::vector<bool> moved(n, false);
-  for (size_t k = 0; dist_ && k < n; ++k) {
-    const ProgramKernel& c = p_.kernels[k];
-    if (!reads_elsewhere(k)) continue;
-    size_t j = k + 1;
-    for (; j < n && p_.kernels[j].init == c.init; ++j) {
-      const ProgramKernel& other = p_.kernels[j];
-      const bool other_copies = reads_elsewhere(j); // such a copy writes only its first buffer
-      auto has = [](const ProgramKernel& x, int id) {
-        return std::find(x.bufs.begin(), x.bufs.end(), id) != x.bufs.end();
-      };
-      bool conflict = has(other, c.bufs[0]);
-      if (other_copies)
-        conflict |= has(c, other.bufs[0]);
-      else
-        for (int id : c.bufs) conflict |= has(other, id);
-      if (conflict) break;
-    }
-    if (j == k + 1) continue;
-    moved[k] = true;
-    sunk[j].push_back(k);
-  }
-  std::vector<size_t> order;
-  order.reserve(n);
-  for (size_t j = 0; j <= n; ++j) {
-    for (size_t k : sunk[j]) order.push_back(k);
-    if (j < n && !moved[j]) order.push_back(j);
-  }
-  return order;
-}
-
-// Before kernel order_[pos] runs on its process, the buffers it reads that other processes hold come
-// from them. Every process walks the kernels in the same order and lists the same moves, so each
-// send meets its receive. The moves of a run of such kernels go in one exchange (an all-reduce's
-// copies both ways at once), as long as none reads what an earlier one of the run touches.
+// Before the kernel at order_[pos] runs on its process, the buffers it reads that other
+// processes hold come from them, as planned (dist_plan.h).
 void ProgramRun::exchange_reads(size_t pos, std::vector<KernelEvent>* events) {
-  if (pos < exchanged_end_) return; // moved with an earlier kernel's
+  const Exchange& x = exchanges_[pos];
+  if (x.empty()) return;
   const size_t i = order_[pos];
-  auto reads_of = [&](size_t k) {
-    std::vector<Read> out;
-    for (int id : p_.kernels[k].bufs) {
-      int o = owner_.at(id);
-      if (o >= 0 && o != kernel_rank_[k]) out.push_back({id, o, kernel_rank_[k]});
-    }
-    return out;
-  };
-  std::vector<Read> reads;
-  std::set<std::pair<int, int>> listed; // (buffer, to)
-  std::set<int> touched;                // what the kernels before the reader (from i) may write
-  size_t end = pos + 1;
-  // The reads of the kernels from i on move now, as long as no kernel before the reader (from i)
-  // touches the buffer read; kernels without reads from elsewhere are looked past (an
-  // all-reduce's adds on one device stand between its copies to the next), up to a few.
-  constexpr size_t kLookPast = 16;
-  for (size_t q = pos, idle = 0; q < order_.size() && p_.kernels[order_[q]].init == p_.kernels[i].init; ++q) {
-    const size_t k = order_[q];
-    std::vector<Read> rk = reads_of(k);
-    if (q > pos && std::any_of(rk.begin(), rk.end(), [&](const Read& r) { return touched.count(r.id); }))
-      break;
-    if (q > pos && rk.empty() && ++idle > kLookPast) break;
-    if (!rk.empty()) idle = 0, end = q + 1;
-    for (const Read& r : rk)
-      if (listed.insert({r.id, r.to}).second) reads.push_back(r);
-    // a copy between devices writes its first buffer only; another kernel may write any of its
-    if (!rk.empty())
-      touched.insert(p_.kernels[k].bufs[0]);
-    else
-      touched.insert(p_.kernels[k].bufs.begin(), p_.kernels[k].bufs.end());
-  }
-  exchanged_end_ = end;
-  if (reads.empty()) return;
   auto t0 = std::chrono::steady_clock::now();
   auto record = [&](const char* what, size_t bytes) {
     if (!events) return;
@@ -447,11 +326,11 @@ void ProgramRun::exchange_reads(size_t pos, std::vector<KernelEvent>* events) {
   if (nccl_) { // device to device, every move of this process in one NCCL group
     std::vector<Transport::Move> moves;
     size_t moved = 0;
-    for (const Read& r : reads)
+    for (const BufferMove& r : x.every_move())
       if (rank_ == r.from || rank_ == r.to) {
-        moves.push_back(
-            {mem_->buffers.at(r.id), bytes_.at(r.id), rank_ == r.from ? r.to : r.from, rank_ == r.from});
-        moved += bytes_.at(r.id);
+        moves.push_back({mem_->buffers.at(r.id), layout_.bytes.at(r.id), rank_ == r.from ? r.to : r.from,
+                         rank_ == r.from});
+        moved += layout_.bytes.at(r.id);
       }
     if (moves.empty()) return;
     nccl_->exchange(moves);
@@ -459,10 +338,10 @@ void ProgramRun::exchange_reads(size_t pos, std::vector<KernelEvent>* events) {
     return;
   }
   bool synced_for_allgather = false;
-  for (const std::vector<int>& shards : take_allgathers(reads, transport.size(), bytes_)) {
+  for (const std::vector<int>& shards : x.allgathers) {
     if (!synced_for_allgather) loaded_->synchronize(); // this process's kernels still write its shard
     synced_for_allgather = true;
-    const size_t bytes = bytes_.at(shards[0]);
+    const size_t bytes = layout_.bytes.at(shards[0]);
     const int ranks = transport.size();
     std::vector<uint8_t> all(bytes * size_t(ranks)), staged;
     void* mine = mem_->allocator.host_view(mem_->buffers.at(shards[size_t(rank_)]));
@@ -488,11 +367,11 @@ void ProgramRun::exchange_reads(size_t pos, std::vector<KernelEvent>* events) {
   std::list<std::vector<uint8_t>> staged_out;
   bool synced = synced_for_allgather;
   size_t moved = 0;
-  for (const Read& r : reads) {
+  for (const BufferMove& r : x.moves) {
     if (rank_ != r.from && rank_ != r.to) continue;
     if (!synced) loaded_->synchronize(); // this process's kernels still read or write them
     synced = true;
-    size_t bytes = bytes_.at(r.id);
+    size_t bytes = layout_.bytes.at(r.id);
     void* view = mem_->allocator.host_view(mem_->buffers.at(r.id)); // host memory: no staging copy
     if (!view && rank_ == r.from) {
       view = staged_out.emplace_back(bytes).data();
@@ -511,7 +390,7 @@ void ProgramRun::exchange_reads(size_t pos, std::vector<KernelEvent>* events) {
 
 HostBuffer ProgramRun::gather(const NamedBuffer& nb) const {
   if (!dist_) return copy_out(nb);
-  int o = std::max(owner_.at(nb.buffer), 0);
+  int o = std::max(layout_.owner.at(nb.buffer), 0);
   if (o == 0) return rank_ == 0 ? copy_out(nb) : HostBuffer{};
   if (rank_ == o) {
     HostBuffer hb = copy_out(nb);
@@ -565,13 +444,12 @@ void ProgramRun::fill_random(size_t i) {
 }
 
 void ProgramRun::launch_range(bool init, const RunOptions& options) {
-  exchanged_end_ = 0;
   for (size_t pos = 0; pos < order_.size(); pos++) {
     const size_t i = order_[pos];
     if (p_.kernels[i].init != init) continue;
     if (dist_) {
       exchange_reads(pos, options.events);
-      if (kernel_rank_[i] != rank_) continue;
+      if (layout_.kernel_rank[i] != rank_) continue;
     }
     if (options.events) {
       auto t0 = std::chrono::steady_clock::now();

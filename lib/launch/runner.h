@@ -16,6 +16,7 @@
 #include "dist/nccl.h"
 #include "dist/transport.h"
 #include "io/host_buffer.h"
+#include "launch/dist_plan.h"
 
 namespace tg {
 
@@ -91,6 +92,10 @@ public:
   HostBuffer output(const std::string& name) const;
   std::vector<std::pair<std::string, HostBuffer>> states() const; // in the program's order
   bool cache_hit() const { return compiled_.cache_hit; }          // the compile came from the cache
+  // When the run began on the steady clock (µs): KernelEvent::start_us counts from it.
+  double start_us() const {
+    return std::chrono::duration<double, std::micro>(start_.time_since_epoch()).count();
+  }
 
 private:
   struct Memory;
@@ -101,11 +106,9 @@ private:
   void fill_random(size_t i);
   bool owns(int buffer) const; // its device is placed on this process (a constant: on all)
   void exchange_reads(size_t pos, std::vector<KernelEvent>* events); // pos: in order_
-  std::vector<size_t> launch_order() const;
-  bool reads_elsewhere(size_t k) const;
   std::vector<size_t> order_;                     // the kernels in the order this run launches them
+  std::vector<Exchange> exchanges_;               // --dist: what moves before each position of order_
   std::unique_ptr<NcclComm> nccl_;                // a CUDA program across processes, where NCCL loads
-  size_t exchanged_end_ = 0;                      // kernels before it have had their reads moved (this pass)
   HostBuffer gather(const NamedBuffer& nb) const; // to rank 0
 
   const Program& p_;
@@ -122,9 +125,7 @@ private:
   bool states_ready_ = false;
   const Distribution* dist_ = nullptr;
   int rank_ = 0;
-  std::map<int, int> owner_;     // buffer id -> rank (-1: a constant, everywhere)
-  std::map<int, size_t> bytes_;  // buffer id -> bytes allocated (the same on every rank)
-  std::vector<int> kernel_rank_; // each kernel's process
+  DistLayout layout_; // each buffer's and kernel's process (all 0 in one process), buffer bytes
   int64_t steps_run_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };

@@ -67,16 +67,21 @@ same_as_one() { # DIR STATE: the outputs and saved states of the single-process 
   mpirun -n 4 tg-run train.bin --in x=x.npy --in y=y.npy --steps 5 --dist mpi \
     --save-state s4.safetensors --out-dir o4 --profile p4.json
   same_as_one o4 s4.safetensors
-  # the gradients' all-reduces travel as allgathers, three per step here (the init's copies of
-  # the weights from the default device, and shards of other sizes, stay point to point)
-  expect_eq "$(jq -c '[.traceEvents[] | select(.tid == 3 and .name == "allgather") | .args.step] | group_by(.) | map(length)' p4.json)" "[3,3,3,3,3]"
+  # one trace, written once, with a process per rank on one time line
+  expect_eq "$(jq -c '[.traceEvents[] | select(.ph == "M" and .tid == 0) | .args.name]' p4.json)" \
+    '["tg-run CLANG, rank 0","tg-run CLANG, rank 1","tg-run CLANG, rank 2","tg-run CLANG, rank 3"]'
+  # every rank joins each allgather, four per step here (what is left, the init's copies of
+  # the weights from the default device among them, moves point to point)
+  for pid in 1 2 3 4; do
+    expect_eq "$(jq -c --argjson p $pid '[.traceEvents[] | select(.pid == $p and .tid == 3 and .name == "allgather") | .args.step] | group_by(.) | map(length)' p4.json)" "[4,4,4,4,4]"
+  done
   jq -e '[.traceEvents[] | select(.tid == 3 and .ph == "X")] | all(.args.bytes > 0 and .args["before kernel"] >= 1)' p4.json >/dev/null
   # two devices per process: any two shards, one on each process and each read by the other,
   # still travel as one allgather
   mpirun -n 2 tg-run train.bin --in x=x.npy --in y=y.npy --steps 5 --dist mpi --out-dir o2 --profile p2.json
   cmp one/loss.npy o2/loss.npy
   cmp one/pred.npy o2/pred.npy
-  [ "$(jq '[.traceEvents[] | select(.tid == 3 and .name == "allgather")] | length' p2.json)" -ge 5 ]
+  [ "$(jq '[.traceEvents[] | select(.pid == 1 and .tid == 3 and .name == "allgather")] | length' p2.json)" -ge 5 ]
 }
 
 @test "over TCP on the loopback interface alone" {
