@@ -4,7 +4,8 @@
   - a data-parallel training step of the MNIST CNN (beautiful_mnist's model, Adam, global batch
     fixed) under `mpirun -n 2 tg-run --dist mpi` (one thread per rank) against one process, one
     device, one thread: samples/s;
-  - the same step in one process on CLANG:1 and CLANG:2 against one CLANG device, 2 threads each;
+  - the same step in one process on CLANG:1 and CLANG:2 (the devices at once, a thread each)
+    against one CLANG device on 2 threads;
   - an all-reduce of 4M float32 over 2 ranks against a 16 MB memcpy on this machine.
 
     .venv/bin/python scripts/bench_multi.py [--bin build/bin] [--steps 20] [--repeat 3]
@@ -99,7 +100,7 @@ def main():
     print(f"  one process, one device, 1 thread     {BATCH / one_1:9.0f}")
     print(f"  one process, one device, 2 threads    {BATCH / one_2:9.0f}")
     print(f"  one process, CLANG:1 + CLANG:2, 2 thr {BATCH / two_2:9.0f}   ({one_2 / two_2:.2f}x one device, 2 threads;"
-          " the devices run one after the other)")
+          " a thread per device)")
     if mpirun:
       mpi = per_step([mpirun, "-n", "2", f"{args.bin}/tg-run", str(two), "--dist", "mpi", *ins], t1(1), args.steps,
                      args.repeat)

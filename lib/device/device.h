@@ -68,6 +68,11 @@ public:
   virtual void launch(size_t i, void* const* bufs, const int32_t* vars, const LaunchDims& dims) = 0;
   // Waits for every launch so far (a no-op on host devices).
   virtual void synchronize() {}
+  // Calls lane(context, l) for every l in [0, lanes) at once, each on its own thread, where the
+  // device can (a host device with a thread per lane); a launch() inside runs whole on its lane's
+  // thread. False where it cannot: the caller launches one kernel at a time. Lanes must not throw.
+  using Lane = void (*)(void* context, int lane);
+  virtual bool run_lanes(int lanes, Lane lane, void* context) { return false; }
 };
 
 class Device {

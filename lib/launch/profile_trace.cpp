@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iterator>
 #include <map>
+#include <set>
 
 namespace tg {
 
@@ -44,6 +45,7 @@ std::string profile_trace_json(const Program& program, const std::vector<KernelE
 std::string profile_trace_json(const Program& program,
                                const std::vector<std::vector<KernelEvent>>& per_rank) {
   constexpr int kSteps = 1, kKernels = 2, kTransfers = 3; // track (thread) ids
+  auto kernel_track = [](int lane) { return lane < 0 ? kKernels : kTransfers + 1 + lane; };
   std::string out = "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
   for (size_t rank = 0; rank < per_rank.size(); ++rank) {
     const std::vector<KernelEvent>& events = per_rank[rank];
@@ -56,6 +58,16 @@ std::string profile_trace_json(const Program& program,
          "tg-run " + program.device + (per_rank.size() > 1 ? ", rank " + std::to_string(rank) : ""));
     meta("thread_name", kSteps, "steps");
     meta("thread_name", kKernels, program.device + " kernels");
+    // a kernel track per lane, where the program's devices ran at once (device_lanes.h)
+    std::map<int, std::set<std::string>> lanes; // lane -> its devices
+    for (const KernelEvent& e : events)
+      if (e.transfer.empty() && e.lane >= 0) lanes[e.lane].insert(program.kernels.at(e.kernel).device);
+    for (const auto& [lane, devices] : lanes) {
+      std::string names;
+      for (const std::string& d : devices)
+        names += (names.empty() ? "" : ", ") + (d.empty() ? program.device : d);
+      meta("thread_name", kernel_track(lane), "kernels of " + names);
+    }
     if (std::any_of(events.begin(), events.end(), [](const KernelEvent& e) { return !e.transfer.empty(); }))
       meta("thread_name", kTransfers, "transfers between processes");
     // a step spans its first launch's start to its last launch's end
@@ -80,7 +92,7 @@ std::string profile_trace_json(const Program& program,
       }
       const ProgramKernel& k = program.kernels.at(e.kernel);
       double seconds = std::max(e.duration_us, 1e-3) * 1e-6;
-      out += "{\"ph\": \"X\", \"pid\": " + pid + ", \"tid\": " + std::to_string(kKernels) +
+      out += "{\"ph\": \"X\", \"pid\": " + pid + ", \"tid\": " + std::to_string(kernel_track(e.lane)) +
              ", \"name\": " + json_string(k.name) + ", \"ts\": " + number(e.start_us) +
              ", \"dur\": " + number(e.duration_us) +
              ", \"args\": {\"kernel\": " + std::to_string(e.kernel + 1) +

@@ -8,12 +8,14 @@
 #include <list>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "device/registry.h"
 #include "dist/nccl.h"
 #include "io/artifact.h"
 #include "random/numpy_rng.h"
 #include "util/error.h"
+#include "util/parallel.h"
 
 namespace tg {
 
@@ -156,6 +158,8 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
   for (const NamedBuffer& nb : mine)
     check_binding("input", {nb.name, nb.buffer, shape_at(nb.shape, p.vars), nb.dtype}, inputs.at(nb.name));
   if (has_custom(p)) device_program_ = device_part(p);
+  if (!dist_)
+    for (bool init : {false, true}) lanes_[init ? 1 : 0] = plan_lanes(p, init, host_threads());
   const Program& dp = device_program_ ? *device_program_ : p;
   compiled_ = device_.compiler().compile(dp);
   mem_ = std::make_unique<Memory>(device_.allocator());
@@ -343,6 +347,22 @@ void ProgramRun::exchange_reads(size_t pos, std::vector<KernelEvent>* events) {
     synced_for_allgather = true;
     const size_t bytes = layout_.bytes.at(shards[0]);
     const int ranks = transport.size();
+    // Large shards in host memory move pairwise straight into their buffers (each rank sends
+    // its shard to every other at once): an allgather would stage them all in one more buffer
+    // and copy them out again, which costs more than the messages for a 16 MB shard.
+    constexpr size_t kPairwiseBytes = size_t(1) << 20;
+    if (bytes >= kPairwiseBytes && mem_->allocator.host_view(mem_->buffers.at(shards[0]))) {
+      std::vector<Transport::Move> moves;
+      for (int s = 0; s < ranks; ++s)
+        if (s != rank_) {
+          moves.push_back({mem_->buffers.at(shards[size_t(rank_)]), bytes, s, true});
+          moves.push_back({mem_->buffers.at(shards[size_t(s)]), bytes, s, false});
+        }
+      transport.exchange(moves);
+      record("allgather", bytes * size_t(ranks));
+      t0 = std::chrono::steady_clock::now();
+      continue;
+    }
     std::vector<uint8_t> all(bytes * size_t(ranks)), staged;
     void* mine = mem_->allocator.host_view(mem_->buffers.at(shards[size_t(rank_)]));
     if (!mine) {
@@ -443,7 +463,47 @@ void ProgramRun::fill_random(size_t i) {
   mem_->allocator.copyin(args_[i][0], data.data(), data.size());
 }
 
+// The lanes of a plan at once (device_lanes.h): each waits, before a kernel, for the other
+// lanes' kernels it depends on. False where the device cannot run lanes.
+bool ProgramRun::run_lanes(const LanePlan& plan, std::vector<KernelEvent>* events) {
+  struct Context {
+    ProgramRun* run;
+    const LanePlan* plan;
+    std::unique_ptr<std::atomic<size_t>[]> done; // per lane: kernels run
+    std::vector<std::vector<KernelEvent>> events;
+    bool timed;
+  } c{this, &plan, std::make_unique<std::atomic<size_t>[]>(size_t(plan.lanes)),
+      std::vector<std::vector<KernelEvent>>(size_t(plan.lanes)), events != nullptr};
+  for (int l = 0; l < plan.lanes; ++l) c.done[size_t(l)].store(0);
+  auto lane = [](void* context, int l) {
+    Context& c = *static_cast<Context*>(context);
+    const std::vector<size_t>& kernels = c.plan->kernels[size_t(l)];
+    for (size_t pos = 0; pos < kernels.size(); ++pos) {
+      for (auto [other, need] : c.plan->waits[size_t(l)][pos])
+        for (int spins = 0; c.done[size_t(other)].load(std::memory_order_acquire) < need; ++spins)
+          if (spins > 64) std::this_thread::yield();
+      const size_t i = kernels[pos];
+      auto t0 = std::chrono::steady_clock::now();
+      c.run->launch(i);
+      if (c.timed) {
+        auto t1 = std::chrono::steady_clock::now();
+        c.events[size_t(l)].push_back({i, c.run->steps_run_,
+                                       std::chrono::duration<double, std::micro>(t0 - c.run->start_).count(),
+                                       std::chrono::duration<double, std::micro>(t1 - t0).count(), "", 0, l});
+      }
+      c.done[size_t(l)].store(pos + 1, std::memory_order_release);
+    }
+  };
+  if (!loaded_->run_lanes(plan.lanes, lane, &c)) return false;
+  if (events)
+    for (auto& mine : c.events) events->insert(events->end(), mine.begin(), mine.end());
+  return true;
+}
+
 void ProgramRun::launch_range(bool init, const RunOptions& options) {
+  // devices at once, where the program has several of similar work (not when timing kernels)
+  const LanePlan& lanes = lanes_[init ? 1 : 0];
+  if (lanes.lanes > 1 && !options.kernel_seconds && run_lanes(lanes, options.events)) return;
   for (size_t pos = 0; pos < order_.size(); pos++) {
     const size_t i = order_[pos];
     if (p_.kernels[i].init != init) continue;

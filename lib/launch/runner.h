@@ -16,6 +16,7 @@
 #include "dist/nccl.h"
 #include "dist/transport.h"
 #include "io/host_buffer.h"
+#include "launch/device_lanes.h"
 #include "launch/dist_plan.h"
 
 namespace tg {
@@ -41,6 +42,7 @@ struct KernelEvent {
   // and received.
   std::string transfer{};
   size_t bytes = 0;
+  int lane = -1; // where the program's devices ran at once: the thread (lane) that launched it
 };
 
 struct RunOptions {
@@ -106,8 +108,10 @@ private:
   void fill_random(size_t i);
   bool owns(int buffer) const; // its device is placed on this process (a constant: on all)
   void exchange_reads(size_t pos, std::vector<KernelEvent>* events); // pos: in order_
-  std::vector<size_t> order_;                     // the kernels in the order this run launches them
-  std::vector<Exchange> exchanges_;               // --dist: what moves before each position of order_
+  std::vector<size_t> order_;       // the kernels in the order this run launches them
+  std::vector<Exchange> exchanges_; // --dist: what moves before each position of order_
+  bool run_lanes(const LanePlan& plan, std::vector<KernelEvent>* events);
+  LanePlan lanes_[2];                             // the step's kernels and the init kernels (device_lanes.h)
   std::unique_ptr<NcclComm> nccl_;                // a CUDA program across processes, where NCCL loads
   HostBuffer gather(const NamedBuffer& nb) const; // to rank 0
 

@@ -84,6 +84,35 @@ same_as_one() { # DIR STATE: the outputs and saved states of the single-process 
   [ "$(jq '[.traceEvents[] | select(.pid == 1 and .tid == 3 and .name == "allgather")] | length' p2.json)" -ge 5 ]
 }
 
+@test "an all-reduce of large shards moves pairwise into its buffers, bit for bit" {
+  # shards of 1.2 MB, over the 1 MiB at which they stop going through one allgather buffer, with
+  # values whose sum depends on the order of the adds; a replicated state takes the all-reduce on
+  # both devices, so both shards cross; and a ring all-reduce over three devices
+  cat >big.tg <<'TG'
+d = ("CLANG:1", "CLANG:2")
+x = input("x", (3, 300000))
+acc = Tensor.zeros(300000).contiguous().shard(d)
+state("acc", acc)
+acc.assign(acc + (x[:2].shard(d, axis=0) * 1.5).sum(0))
+output("s", acc.sum())
+output("r", (x.shard(("CLANG:1", "CLANG:2", "CLANG:3"), axis=0) * 1.5).sum(0))
+TG
+  "$PYTHON" -c "import numpy as np; np.save('big.npy', (np.random.default_rng(3).standard_normal((3, 300000)) * 1e4).astype(np.float32))"
+  tg-trace big.tg | tg-schedule | tg-codegen -o big.bin
+  tg-run big.bin --in x=big.npy --steps 3 --out-dir big1 --save-state big1.safetensors
+  for n in 2 3; do
+    mpirun -n "$n" tg-run big.bin --in x=big.npy --steps 3 --dist mpi --out-dir "big$n" \
+      --save-state "big$n.safetensors" --profile "big$n.json"
+    cmp big1/s.npy "big$n/s.npy"
+    cmp big1/r.npy "big$n/r.npy"
+    cmp big1.safetensors "big$n.safetensors"
+  done
+  # on 2 processes the naive all-reduce's shards travel as one allgather of 2 x 1.2 MB a step
+  expect_eq "$(jq -c '[.traceEvents[] | select(.name == "allgather" and .args.bytes > 1000000) | [.pid, .args.bytes]] | unique' big2.json)" \
+    '[[1,2400000],[2,2400000]]'
+  expect_eq "$(jq '[.traceEvents[] | select(.name == "allgather" and .args.bytes > 1000000)] | length' big2.json)" 6
+}
+
 @test "over TCP on the loopback interface alone" {
   mpirun -n 2 --mca btl tcp,self --mca btl_tcp_if_include lo \
     tg-run train.bin --in x=x.npy --in y=y.npy --steps 5 --dist mpi --save-state tcp.safetensors --out-dir tcp

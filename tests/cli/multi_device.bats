@@ -117,3 +117,43 @@ assert {"ws@CLANG:1", "ws@CLANG:2"} <= set(hdr), hdr.keys()'
   tg-trace mm.tg | tg-schedule --dot >s.dot
   expect_eq "$(grep -c '^  subgraph cluster_device_' s.dot)" 2
 }
+
+@test "two devices of similar work run at once, one lane each, bit for bit as one kernel at a time" {
+  cat >dp.tg <<'TG'
+from tinygrad.nn.optim import SGD
+Tensor.training = True
+d = ("CLANG:1", "CLANG:2")
+x = input("x", (512, 128)).shard(d, axis=0)
+l1, l2 = nn.Linear(128, 256), nn.Linear(256, 4)
+for p in nn.state.get_parameters([l1, l2]): p.to_(d)
+opt = SGD(nn.state.get_parameters([l1, l2]), lr=0.01)
+loss = l2(l1(x).relu()).square().mean()
+opt.zero_grad()
+loss.backward()
+opt.step()
+output("loss", loss)
+TG
+  "$PYTHON" -c "import numpy as np; np.save('x.npy', np.random.default_rng(2).standard_normal((512, 128)).astype(np.float32))"
+  tg-trace dp.tg | tg-schedule | tg-codegen -o dp.bin
+  # (bounds checking, on in these tests, runs one kernel at a time: it reports by exceptions)
+  export TG_CHECK_BOUNDS=0
+  TG_THREADS=1 tg-run dp.bin --in x=x.npy --steps 5 --save-state one.safetensors --out-dir one
+  TG_THREADS=2 tg-run dp.bin --in x=x.npy --steps 5 --save-state two.safetensors --out-dir two --profile p.json
+  cmp one/loss.npy two/loss.npy
+  cmp one.safetensors two.safetensors
+  # the profile draws a kernel track per lane: CLANG:1's kernels on one, CLANG:2's on the other
+  expect_eq "$(jq -c '[.traceEvents[] | select(.ph == "M" and .name == "thread_name") | .args.name
+    | select(startswith("kernels of")) | [contains("CLANG:1"), contains("CLANG:2")]] | sort' p.json)" \
+    '[[false,true],[true,false]]'
+  expect_eq "$(jq '[.traceEvents[] | select(.ph == "X" and .tid >= 4) | .tid] | unique' p.json | jq -c .)" '[4,5]'
+  # one device with almost all the work: one kernel at a time, split over the threads
+  cat >uneven.tg <<'TG'
+x = input("x", (512, 128))
+output("big", (x @ x.T).relu().sum(1))
+output("small", x[:1].to("CLANG:1") + 1)
+TG
+  tg-trace uneven.tg | tg-schedule | tg-codegen -o uneven.bin
+  TG_THREADS=2 tg-run uneven.bin --in x=x.npy --out-dir u --profile q.json
+  expect_eq "$(jq -c '[.traceEvents[] | select(.ph == "M" and .name == "thread_name") | .args.name]' q.json)" \
+    '["steps","CLANG kernels"]'
+}

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <iterator>
 #include <mutex>
 #include <sys/mman.h>
 #include <unordered_map>
@@ -125,6 +126,22 @@ struct SplitLaunch {
 
 } // namespace
 
+namespace {
+thread_local bool t_in_lane = false; // launches run whole on this thread (run_lanes)
+} // namespace
+
+bool HostProgram::run_lanes(int lanes, Lane lane, void* context) {
+  // (bounds checking reports through exceptions, which a lane must not throw)
+  if (!pool_ || lanes > pool_->size() || bounds_checking()) return false;
+  auto one = [&](int l) {
+    t_in_lane = true;
+    lane(context, l);
+    t_in_lane = false;
+  };
+  pool_->run(lanes, one);
+  return true;
+}
+
 void HostProgram::launch(size_t i, void* const* bufs, const int32_t* vars, const LaunchDims& dims) {
   void** args = const_cast<void**>(bufs);
   const Split& s = splits_.at(i);
@@ -134,6 +151,14 @@ void HostProgram::launch(size_t i, void* const* bufs, const int32_t* vars, const
   } running(names_[i]);
   if (s.start < 0) {
     launchers_[i](args, vars);
+  } else if (t_in_lane) { // the whole range on this thread, with its own copy of the parameters
+    int32_t small[32];
+    std::vector<int32_t> large(nvars_[i] > std::size(small) ? nvars_[i] : 0);
+    int32_t* mine = large.empty() ? small : large.data();
+    std::copy(vars, vars + nvars_[i], mine);
+    mine[s.start] = 0;
+    mine[s.end] = INT32_MAX;
+    launchers_[i](args, mine);
   } else {
     const int64_t extent = dims.global[0];
     const int n = parts(i, extent);

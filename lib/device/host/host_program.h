@@ -43,6 +43,7 @@ public:
   HostProgram(const Program& p, std::vector<HostLauncher> launchers);
   ~HostProgram() override;
   void launch(size_t i, void* const* bufs, const int32_t* vars, const LaunchDims& dims) override;
+  bool run_lanes(int lanes, Lane lane, void* context) override;
 
   // How many parts kernel `i` runs in over a range of `extent`: 1 unless its estimated work
   // pays for the threads (kMinPartCost), at most one per thread and per iteration.
