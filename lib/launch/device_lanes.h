@@ -1,9 +1,11 @@
-// launch layer: the devices of one program running at the same time in one process (two CLANG
-// devices on a 2-core machine use both cores, as tinygrad's devices each have their own queue).
-// Each lane is a thread that launches the kernels of its devices in program order, each kernel
-// whole on that thread; before a kernel it waits until the other lanes have run the kernels it
-// depends on (those that last touched one of its buffers). Results are bit for bit those of
-// one kernel at a time: every kernel computes the same values from the same inputs.
+// launch layer: kernels of one program running at the same time in one process, each lane (a
+// thread) launching its kernels in program order, each kernel whole on that thread; before a
+// kernel a lane waits until the other lanes have run the kernels it depends on (those that last
+// touched one of its buffers). Results are bit for bit those of one kernel at a time: every
+// kernel computes the same values from the same inputs. Lanes are the program's devices (two
+// CLANG devices on a 2-core machine use both cores, as tinygrad's devices each have their own
+// queue) or, on one device, independent chains of kernels too small to split over threads (a
+// bidirectional LSTM's two directions).
 #pragma once
 #include <cstddef>
 #include <string>
@@ -21,9 +23,10 @@ struct LanePlan {
   std::vector<std::vector<std::vector<std::pair<int, size_t>>>> waits;
 };
 
-// The kernels with `init` of p, on at most `threads` lanes. One lane (no plan) where the program
-// has one device there, random kernels (filled on the host), or where the devices' estimated work is too
-// uneven for whole kernels on one thread each to beat kernels split over every thread.
+// The kernels with `init` of p, on at most `threads` lanes: by device where the devices' estimated
+// work is even enough, else by chain where that is estimated to beat one kernel at a time with
+// big kernels split over every thread. No plan (lanes 0) where neither pays, or with random
+// kernels (filled on the host).
 LanePlan plan_lanes(const Program& p, bool init, int threads);
 
 } // namespace tg

@@ -158,7 +158,8 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
   for (const NamedBuffer& nb : mine)
     check_binding("input", {nb.name, nb.buffer, shape_at(nb.shape, p.vars), nb.dtype}, inputs.at(nb.name));
   if (has_custom(p)) device_program_ = device_part(p);
-  if (!dist_)
+  const char* lanes_env = std::getenv("TG_LANES"); // 0: one kernel at a time (to compare)
+  if (!dist_ && !(lanes_env && std::string(lanes_env) == "0"))
     for (bool init : {false, true}) lanes_[init ? 1 : 0] = plan_lanes(p, init, host_threads());
   const Program& dp = device_program_ ? *device_program_ : p;
   compiled_ = device_.compiler().compile(dp);

@@ -48,6 +48,40 @@ TEST(DeviceLanes, AWriteWaitsForTheOtherLanesReadOfTheOldValue) {
   EXPECT_EQ(plan.waits[size_t(a)][1], (std::vector<std::pair<int, size_t>>{{b, 1}}));
 }
 
+TEST(DeviceLanes, TwoIndependentChainsOfSmallKernelsOnOneDeviceRunSideBySide) {
+  // two recurrences (buffers 0 -> 2 -> 4 ... and 1 -> 3 -> 5 ...), each kernel ~10 us of work
+  // that is not split over threads, reading one shared constant (buffer 20)
+  Lanes t(21);
+  t.p.buffers[20].role = BufferRole::Constant;
+  for (int s = 0; s < 8; ++s) {
+    t.kernel("", {2 * s + 2, 2 * s, 20}, 1500000);
+    t.kernel("", {2 * s + 3, 2 * s + 1, 20}, 1500000);
+  }
+  t.kernel("", {18, 16, 17}, 1000); // joins them
+  LanePlan plan = plan_lanes(t.p, false, 2);
+  ASSERT_EQ(plan.lanes, 2);
+  const int a = plan.kernels[0].front() == 0 ? 0 : 1, b = 1 - a;
+  for (size_t pos = 0; pos < 8; ++pos) {
+    EXPECT_EQ(plan.kernels[size_t(a)][pos], 2 * pos);
+    EXPECT_EQ(plan.kernels[size_t(b)][pos], 2 * pos + 1);
+    EXPECT_TRUE(plan.waits[size_t(a)][pos].empty()); // the chains never wait for each other
+    EXPECT_TRUE(plan.waits[size_t(b)][pos].empty());
+  }
+  // the join waits for the other chain's last kernel
+  const int join = plan.kernels[0].back() == 16 ? 0 : 1;
+  EXPECT_EQ(plan.waits[size_t(join)].back(), (std::vector<std::pair<int, size_t>>{{1 - join, 8}}));
+
+  Lanes one_chain(9); // each kernel needs the one before: nothing to run side by side
+  for (int s = 0; s < 8; ++s) one_chain.kernel("", {s + 1, s}, 1500000);
+  EXPECT_EQ(plan_lanes(one_chain.p, false, 2).lanes, 0);
+  Lanes tiny(21); // chains of kernels far cheaper than starting the lanes
+  for (int s = 0; s < 8; ++s) {
+    tiny.kernel("", {2 * s + 2, 2 * s}, 1000);
+    tiny.kernel("", {2 * s + 3, 2 * s + 1}, 1000);
+  }
+  EXPECT_EQ(plan_lanes(tiny.p, false, 2).lanes, 0);
+}
+
 TEST(DeviceLanes, OneKernelAtATimeWhereLanesCannotPay) {
   Lanes uneven(2);
   uneven.kernel("CLANG:1", {0}, 1000);

@@ -132,7 +132,9 @@ thread_local bool t_in_lane = false; // launches run whole on this thread (run_l
 
 bool HostProgram::run_lanes(int lanes, Lane lane, void* context) {
   // (bounds checking reports through exceptions, which a lane must not throw)
-  if (!pool_ || lanes > pool_->size() || bounds_checking()) return false;
+  if (bounds_checking() || lanes > host_threads()) return false;
+  if (!pool_) pool_ = std::make_unique<ThreadPool>(host_threads()); // (no kernel splits)
+  if (lanes > pool_->size()) return false;
   auto one = [&](int l) {
     t_in_lane = true;
     lane(context, l);
