@@ -58,7 +58,7 @@ std::string profile_trace_json(const Program& program,
          "tg-run " + program.device + (per_rank.size() > 1 ? ", rank " + std::to_string(rank) : ""));
     meta("thread_name", kSteps, "steps");
     meta("thread_name", kKernels, program.device + " kernels");
-    // a kernel track per lane, where the program's devices ran at once (device_lanes.h)
+    // a kernel track per lane, where the program's devices ran at once (lanes.h)
     std::map<int, std::set<std::string>> lanes; // lane -> its devices
     for (const KernelEvent& e : events)
       if (e.transfer.empty() && e.lane >= 0) lanes[e.lane].insert(program.kernels.at(e.kernel).device);

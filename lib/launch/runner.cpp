@@ -464,7 +464,7 @@ void ProgramRun::fill_random(size_t i) {
   mem_->allocator.copyin(args_[i][0], data.data(), data.size());
 }
 
-// The lanes of a plan at once (device_lanes.h): each waits, before a kernel, for the other
+// The lanes of a plan at once (lanes.h): each waits, before a kernel, for the other
 // lanes' kernels it depends on. False where the device cannot run lanes.
 bool ProgramRun::run_lanes(const LanePlan& plan, std::vector<KernelEvent>* events) {
   struct Context {

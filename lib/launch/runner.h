@@ -16,7 +16,7 @@
 #include "dist/nccl.h"
 #include "dist/transport.h"
 #include "io/host_buffer.h"
-#include "launch/device_lanes.h"
+#include "launch/lanes.h"
 #include "launch/dist_plan.h"
 
 namespace tg {
@@ -111,7 +111,7 @@ private:
   std::vector<size_t> order_;       // the kernels in the order this run launches them
   std::vector<Exchange> exchanges_; // --dist: what moves before each position of order_
   bool run_lanes(const LanePlan& plan, std::vector<KernelEvent>* events);
-  LanePlan lanes_[2];                             // the step's kernels and the init kernels (device_lanes.h)
+  LanePlan lanes_[2];                             // the step's kernels and the init kernels (lanes.h)
   std::unique_ptr<NcclComm> nccl_;                // a CUDA program across processes, where NCCL loads
   HostBuffer gather(const NamedBuffer& nb) const; // to rank 0
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Kernels at once on one device (launch/device_lanes.cpp): independent chains of kernels too
+# Kernels at once on one device (launch/lanes.cpp): independent chains of kernels too
 # small to split over threads run side by side, a thread each, bit for bit as one at a time.
 load helpers
 

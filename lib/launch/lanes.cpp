@@ -1,4 +1,4 @@
-#include "launch/device_lanes.h"
+#include "launch/lanes.h"
 
 #include <algorithm>
 #include <map>

@@ -1,7 +1,7 @@
 // The devices of one program at once: which lane runs which kernel, and what each waits for.
 #include <gtest/gtest.h>
 
-#include "launch/device_lanes.h"
+#include "launch/lanes.h"
 
 namespace tg {
 namespace {
