@@ -7,6 +7,7 @@
 
 #include "device/cuda/cuda_api.h"
 #include "util/error.h"
+#include "util/shared_library.h"
 
 namespace tg {
 
@@ -39,19 +40,13 @@ template <class F> void resolve(void* lib, F& f, const char* name) {
 // Loaded once per process and never unloaded.
 const NcclApi& nccl() {
   static const NcclApi* api = [] {
-    std::vector<std::string> names;
-    const char* env = std::getenv("TG_NCCL");
-    if (env && *env)
-      names.push_back(env); // an explicit choice: no fallback that could hide a wrong path
-    else
-      for (const char* dir : {"", "/usr/local/cuda/lib64/", "/usr/local/cuda/lib/"})
-        names.push_back(std::string(dir) + "libnccl.so.2");
-    void* lib = nullptr;
-    for (const std::string& name : names)
-      if ((lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+    std::string error;
+    void* lib = open_shared_library(
+        "TG_NCCL", library_names({"", "/usr/local/cuda/lib64/", "/usr/local/cuda/lib/"}, {"libnccl.so.2"}),
+        error);
     if (!lib) {
-      if (env && *env)
-        fail("RuntimeError", std::string("NCCL: cannot load TG_NCCL=") + env + ": " + dlerror());
+      const char* env = std::getenv("TG_NCCL");
+      if (env && *env) fail("RuntimeError", std::string("NCCL: cannot load TG_NCCL=") + env + ": " + error);
       fail("RuntimeError",
            "NCCL not found (libnccl.so.2; install NCCL, or set TG_NCCL=/path/to/libnccl.so.2)");
     }

@@ -10,6 +10,7 @@
 
 #include "runtime/compile_cache.h"
 #include "util/error.h"
+#include "util/shared_library.h"
 
 namespace tg {
 
@@ -103,21 +104,16 @@ std::string cuda_include_dir(void* nvrtc_symbol) {
 // Loaded once per process and never unloaded.
 const NvrtcApi& load_nvrtc() {
   static const NvrtcApi* api = [] {
-    std::vector<std::string> names;
-    const char* env = std::getenv("TG_NVRTC");
-    if (env && *env) {
-      names.push_back(env); // an explicit choice: no fallback that could hide a wrong path
-    } else {
-      for (const char* dir : {"", "/usr/local/cuda/lib64/"})
-        for (const char* name : {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"})
-          names.push_back(std::string(dir) + name);
-    }
-    void* lib = nullptr;
-    for (const std::string& name : names)
-      if ((lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+    std::string error;
+    void* lib = open_shared_library(
+        "TG_NVRTC",
+        library_names({"", "/usr/local/cuda/lib64/"},
+                      {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"}),
+        error);
     if (!lib) {
+      const char* env = std::getenv("TG_NVRTC");
       if (env && *env)
-        fail("RuntimeError", std::string("CUDA: cannot load NVRTC from TG_NVRTC=") + env + ": " + dlerror());
+        fail("RuntimeError", std::string("CUDA: cannot load NVRTC from TG_NVRTC=") + env + ": " + error);
       fail("RuntimeError", "CUDA: NVRTC not found (libnvrtc.so; install the CUDA toolkit's NVRTC, or set "
                            "TG_NVRTC=/path/to/libnvrtc.so)");
     }
