@@ -134,20 +134,27 @@ LanePlan stream_lanes(const Program& p, bool init, int threads) {
   const int lanes = std::min(threads, 2); // (two chains are what programs have; more would idle)
   if (lanes < 2) return {};
   const size_t n = p.kernels.size();
-  std::vector<int> lane_of(n, 0);
-  std::vector<double> end(n, 0), free(size_t(lanes), 0);
-  const std::vector<std::vector<size_t>> deps = dependencies(p, init);
-  double one_at_a_time = 0;
+  auto alone = [](const ProgramKernel& k) { return work_of(k) / kUnitsPerUs + 0.1; };
+  double one_at_a_time = 0, all_alone = 0;
   size_t count = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const ProgramKernel& k = p.kernels[i];
+  for (const ProgramKernel& k : p.kernels) {
     if (k.init != init) continue;
     ++count;
-    const double alone = work_of(k) / kUnitsPerUs + 0.1;
     const bool splits =
         std::find(k.vars.begin(), k.vars.end(), std::string(kSplitStartVar)) != k.vars.end() &&
         work_of(k) >= kMinSplitUnits;
-    one_at_a_time += splits ? alone / threads + kHandOffUs : alone;
+    one_at_a_time += splits ? alone(k) / threads + kHandOffUs : alone(k);
+    all_alone += alone(k);
+  }
+  // no schedule on two lanes ends before half the work: where even that would not pay (the big
+  // kernels already split), the kernels' sources are not read for their dependencies
+  if (count < 2 || all_alone / lanes + kHandOffUs > 0.75 * one_at_a_time) return {};
+  std::vector<int> lane_of(n, 0);
+  std::vector<double> end(n, 0), free(size_t(lanes), 0);
+  const std::vector<std::vector<size_t>> deps = dependencies(p, init);
+  for (size_t i = 0; i < n; ++i) {
+    const ProgramKernel& k = p.kernels[i];
+    if (k.init != init) continue;
     double best = 0;
     int best_lane = -1;
     for (int l = 0; l < lanes; ++l) {
@@ -156,11 +163,11 @@ LanePlan stream_lanes(const Program& p, bool init, int threads) {
       if (best_lane < 0 || start < best) best = start, best_lane = l;
     }
     lane_of[i] = best_lane;
-    end[i] = best + alone;
+    end[i] = best + alone(k);
     free[size_t(best_lane)] = end[i];
   }
   const double makespan = *std::max_element(free.begin(), free.end());
-  if (count < 2 || makespan + kHandOffUs > 0.75 * one_at_a_time) return {}; // (the lanes' own start)
+  if (makespan + kHandOffUs > 0.75 * one_at_a_time) return {}; // (the lanes' own start)
   LanePlan plan = lanes_from(p, init, lanes, lane_of, deps);
   for (const auto& kernels : plan.kernels)
     if (kernels.empty()) return {};
