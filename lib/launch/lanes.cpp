@@ -86,6 +86,15 @@ LanePlan lanes_from(const Program& p, bool init, int lanes, const std::vector<in
 
 double work_of(const ProgramKernel& k) { return double(k.op_estimate + k.mem_estimate); }
 
+constexpr double kUnitsPerUs = 150e3; // ops + bytes a thread does per microsecond (host_program.h)
+constexpr double kHandOffUs = 5;      // splitting a kernel over the threads (bench.py's figure)
+constexpr double kCrossLaneUs = 0.5;  // a wait on another lane's progress
+// Starting the lanes: waking a pool thread that slept since the last step. Measured: a sharded
+// matmul of a few hundred floats took 0.001 ms a step one kernel at a time, 0.07 ms on lanes.
+constexpr double kLanesStartUs = 20;
+
+double alone_us(const ProgramKernel& k) { return work_of(k) / kUnitsPerUs + 0.1; }
+
 // Devices go to lanes the same way for the init kernels and the step's, the busiest first to
 // the least busy lane (by their estimated work over the whole program).
 LanePlan device_lanes(const Program& p, bool init, int threads) {
@@ -116,6 +125,11 @@ LanePlan device_lanes(const Program& p, bool init, int threads) {
   // while the busiest lane's kernels lose the split over every thread
   if (*std::min_element(cost.begin(), cost.end()) < 0.5 * *std::max_element(cost.begin(), cost.end()))
     return {};
+  // and a step too short pays more for starting the lanes than it gains
+  double all_alone = 0;
+  for (const ProgramKernel& k : p.kernels)
+    if (k.init == init) all_alone += alone_us(k);
+  if (all_alone < 5 * kLanesStartUs) return {};
   return lanes_from(p, init, lanes, lane_of, dependencies(p, init));
 }
 
@@ -125,16 +139,13 @@ LanePlan device_lanes(const Program& p, bool init, int threads) {
 // (estimated: work / kUnitsPerUs, plus the cost of waiting on another lane); the plan stands
 // where its estimated end beats the program run one kernel at a time, big kernels split over
 // every thread, by a margin.
-constexpr double kUnitsPerUs = 150e3; // ops + bytes a thread does per microsecond (host_program.h)
-constexpr double kHandOffUs = 5;      // splitting a kernel over the threads (bench.py's figure)
-constexpr double kCrossLaneUs = 0.5;  // a wait on another lane's progress
 constexpr double kMinSplitUnits = 2 * double(int64_t(1) << 18); // host_program.h's kMinPartCost, twice
 
 LanePlan stream_lanes(const Program& p, bool init, int threads) {
   const int lanes = std::min(threads, 2); // (two chains are what programs have; more would idle)
   if (lanes < 2) return {};
   const size_t n = p.kernels.size();
-  auto alone = [](const ProgramKernel& k) { return work_of(k) / kUnitsPerUs + 0.1; };
+  auto alone = alone_us;
   double one_at_a_time = 0, all_alone = 0;
   size_t count = 0;
   for (const ProgramKernel& k : p.kernels) {
@@ -148,7 +159,7 @@ LanePlan stream_lanes(const Program& p, bool init, int threads) {
   }
   // no schedule on two lanes ends before half the work: where even that would not pay (the big
   // kernels already split), the kernels' sources are not read for their dependencies
-  if (count < 2 || all_alone / lanes + kHandOffUs > 0.75 * one_at_a_time) return {};
+  if (count < 2 || all_alone / lanes + kLanesStartUs > 0.75 * one_at_a_time) return {};
   std::vector<int> lane_of(n, 0);
   std::vector<double> end(n, 0), free(size_t(lanes), 0);
   const std::vector<std::vector<size_t>> deps = dependencies(p, init);
@@ -167,7 +178,7 @@ LanePlan stream_lanes(const Program& p, bool init, int threads) {
     free[size_t(best_lane)] = end[i];
   }
   const double makespan = *std::max_element(free.begin(), free.end());
-  if (makespan + kHandOffUs > 0.75 * one_at_a_time) return {}; // (the lanes' own start)
+  if (makespan + kLanesStartUs > 0.75 * one_at_a_time) return {};
   LanePlan plan = lanes_from(p, init, lanes, lane_of, deps);
   for (const auto& kernels : plan.kernels)
     if (kernels.empty()) return {};

@@ -464,38 +464,66 @@ void ProgramRun::fill_random(size_t i) {
   mem_->allocator.copyin(args_[i][0], data.data(), data.size());
 }
 
-// The lanes of a plan at once (lanes.h): each waits, before a kernel, for the other
-// lanes' kernels it depends on. False where the device cannot run lanes.
+// The lanes of a plan at once (lanes.h). Each thread runs its own lane's kernels in order and,
+// while the next of them waits for another lane, that lane's next kernel if it is ready: a lane's
+// kernel is claimed by one thread once the one before it has ended, so each lane still runs in
+// order, and a thread the system has not scheduled holds nothing up (the other thread runs its
+// lane). False where the device cannot run lanes.
 bool ProgramRun::run_lanes(const LanePlan& plan, std::vector<KernelEvent>* events) {
+  const size_t lanes = size_t(plan.lanes);
   struct Context {
     ProgramRun* run;
     const LanePlan* plan;
-    std::unique_ptr<std::atomic<size_t>[]> done; // per lane: kernels run
-    std::vector<std::vector<KernelEvent>> events;
+    std::unique_ptr<std::atomic<size_t>[]> done;    // per lane: kernels ended
+    std::unique_ptr<std::atomic<size_t>[]> claimed; // per lane: kernels taken by a thread
+    std::vector<std::vector<KernelEvent>> events;   // per thread
     bool timed;
-  } c{this, &plan, std::make_unique<std::atomic<size_t>[]>(size_t(plan.lanes)),
-      std::vector<std::vector<KernelEvent>>(size_t(plan.lanes)), events != nullptr};
-  for (int l = 0; l < plan.lanes; ++l) c.done[size_t(l)].store(0);
-  auto lane = [](void* context, int l) {
+  } c{this,
+      &plan,
+      std::make_unique<std::atomic<size_t>[]>(lanes),
+      std::make_unique<std::atomic<size_t>[]>(lanes),
+      std::vector<std::vector<KernelEvent>>(lanes),
+      events != nullptr};
+  for (size_t l = 0; l < lanes; ++l) c.done[l].store(0), c.claimed[l].store(0);
+  auto thread = [](void* context, int me) {
     Context& c = *static_cast<Context*>(context);
-    const std::vector<size_t>& kernels = c.plan->kernels[size_t(l)];
-    for (size_t pos = 0; pos < kernels.size(); ++pos) {
-      for (auto [other, need] : c.plan->waits[size_t(l)][pos])
-        for (int spins = 0; c.done[size_t(other)].load(std::memory_order_acquire) < need; ++spins)
-          if (spins > 64) std::this_thread::yield();
-      const size_t i = kernels[pos];
-      auto t0 = std::chrono::steady_clock::now();
-      c.run->launch(i);
-      if (c.timed) {
-        auto t1 = std::chrono::steady_clock::now();
-        c.events[size_t(l)].push_back({i, c.run->steps_run_,
-                                       std::chrono::duration<double, std::micro>(t0 - c.run->start_).count(),
-                                       std::chrono::duration<double, std::micro>(t1 - t0).count(), "", 0, l});
+    const size_t lanes = size_t(c.plan->lanes);
+    // the next kernel of lane l, if it is ready and this thread takes it
+    auto take = [&](size_t l, size_t& pos) {
+      pos = c.done[l].load(std::memory_order_acquire);
+      if (pos == c.plan->kernels[l].size()) return false;
+      for (auto [other, need] : c.plan->waits[l][pos])
+        if (c.done[size_t(other)].load(std::memory_order_acquire) < need) return false;
+      size_t expected = pos;
+      return c.claimed[l].compare_exchange_strong(expected, pos + 1);
+    };
+    for (int idle = 0;;) {
+      bool ran = false, left = false;
+      for (size_t o = 0; o < lanes && !ran; ++o) {
+        const size_t l = (size_t(me) + o) % lanes;
+        if (c.done[l].load(std::memory_order_acquire) < c.plan->kernels[l].size()) left = true;
+        size_t pos = 0;
+        if (!take(l, pos)) continue;
+        const size_t i = c.plan->kernels[l][pos];
+        auto t0 = std::chrono::steady_clock::now();
+        c.run->launch(i);
+        if (c.timed) {
+          auto t1 = std::chrono::steady_clock::now();
+          c.events[size_t(me)].push_back(
+              {i, c.run->steps_run_, std::chrono::duration<double, std::micro>(t0 - c.run->start_).count(),
+               std::chrono::duration<double, std::micro>(t1 - t0).count(), "", 0, int(l)});
+        }
+        c.done[l].store(pos + 1, std::memory_order_release);
+        ran = true;
       }
-      c.done[size_t(l)].store(pos + 1, std::memory_order_release);
+      if (!left) return;
+      if (ran)
+        idle = 0;
+      else if (++idle > 64)
+        std::this_thread::yield();
     }
   };
-  if (!loaded_->run_lanes(plan.lanes, lane, &c)) return false;
+  if (!loaded_->run_lanes(plan.lanes, thread, &c)) return false;
   if (events)
     for (auto& mine : c.events) events->insert(events->end(), mine.begin(), mine.end());
   return true;

@@ -12,7 +12,8 @@ struct Lanes {
     p.device = "CLANG";
     for (int b = 0; b < buffers; ++b) p.buffers.push_back(BufferInfo{b});
   }
-  void kernel(const std::string& device, std::vector<int> bufs, int64_t work = 1000) {
+  // (default: ~70 us of estimated work, enough to pay for starting lanes)
+  void kernel(const std::string& device, std::vector<int> bufs, int64_t work = 10000000) {
     ProgramKernel k;
     k.device = device;
     k.bufs = std::move(bufs);
@@ -83,10 +84,15 @@ TEST(DeviceLanes, TwoIndependentChainsOfSmallKernelsOnOneDeviceRunSideBySide) {
 }
 
 TEST(DeviceLanes, OneKernelAtATimeWhereLanesCannotPay) {
-  Lanes uneven(2);
-  uneven.kernel("CLANG:1", {0}, 1000);
-  uneven.kernel("CLANG:2", {1}, 100); // a tenth of the other's work
+  Lanes uneven(4);
+  uneven.kernel("CLANG:1", {0, 2}, 10000000);
+  uneven.kernel("CLANG:1", {2, 3}, 10000000);
+  uneven.kernel("CLANG:2", {1}, 1000000); // a twentieth of the other's work
   EXPECT_EQ(plan_lanes(uneven.p, false, 2).lanes, 0);
+  Lanes short_step(2); // even, but a step of a microsecond: starting the lanes costs more
+  short_step.kernel("CLANG:1", {0}, 1000);
+  short_step.kernel("CLANG:2", {1}, 1000);
+  EXPECT_EQ(plan_lanes(short_step.p, false, 2).lanes, 0);
   Lanes one_thread(2);
   one_thread.kernel("CLANG:1", {0});
   one_thread.kernel("CLANG:2", {1});
