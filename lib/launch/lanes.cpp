@@ -8,6 +8,7 @@
 
 #include "codegen/kernel_interface.h"
 #include "codegen/renderer.h"
+#include "device/host/host_program.h"
 
 namespace tg {
 
@@ -139,13 +140,12 @@ LanePlan device_lanes(const Program& p, bool init, int threads) {
 // (estimated: work / kUnitsPerUs, plus the cost of waiting on another lane); the plan stands
 // where its estimated end beats the program run one kernel at a time, big kernels split over
 // every thread, by a margin.
-constexpr double kMinSplitUnits = 2 * double(int64_t(1) << 18); // host_program.h's kMinPartCost, twice
+constexpr double kMinSplitUnits = 2 * double(kMinPartCost); // (below it a kernel runs whole)
 
 LanePlan stream_lanes(const Program& p, bool init, int threads) {
   const int lanes = std::min(threads, 2); // (two chains are what programs have; more would idle)
   if (lanes < 2) return {};
   const size_t n = p.kernels.size();
-  auto alone = alone_us;
   double one_at_a_time = 0, all_alone = 0;
   size_t count = 0;
   for (const ProgramKernel& k : p.kernels) {
@@ -154,8 +154,8 @@ LanePlan stream_lanes(const Program& p, bool init, int threads) {
     const bool splits =
         std::find(k.vars.begin(), k.vars.end(), std::string(kSplitStartVar)) != k.vars.end() &&
         work_of(k) >= kMinSplitUnits;
-    one_at_a_time += splits ? alone(k) / threads + kHandOffUs : alone(k);
-    all_alone += alone(k);
+    one_at_a_time += splits ? alone_us(k) / threads + kHandOffUs : alone_us(k);
+    all_alone += alone_us(k);
   }
   // no schedule on two lanes ends before half the work: where even that would not pay (the big
   // kernels already split), the kernels' sources are not read for their dependencies
@@ -174,7 +174,7 @@ LanePlan stream_lanes(const Program& p, bool init, int threads) {
       if (best_lane < 0 || start < best) best = start, best_lane = l;
     }
     lane_of[i] = best_lane;
-    end[i] = best + alone(k);
+    end[i] = best + alone_us(k);
     free[size_t(best_lane)] = end[i];
   }
   const double makespan = *std::max_element(free.begin(), free.end());

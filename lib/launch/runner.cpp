@@ -144,8 +144,8 @@ ProgramRun::ProgramRun(const Program& p, const std::map<std::string, HostBuffer>
                                                          : 0;
   for (const ProgramKernel& k : p.kernels)
     layout_.kernel_rank.push_back(dist_ ? dist_->placement.rank_of(k.device) : 0);
-  if (dist_) layout_.ranks = dist_->transport->size();
   if (dist_) {
+    layout_.ranks = dist_->transport->size();
     order_ = dist_launch_order(p, layout_);
   } else {
     order_.resize(p.kernels.size());
