@@ -54,6 +54,22 @@ Tensor erf(const Tensor& x) {
 // casts back, so integer division truncates).
 Tensor keep_dtype(const Tensor& r, const Tensor& x) { return r.dtype() == x.dtype() ? r : r.cast(x.dtype()); }
 
+// Pow's exponent where it is one known value, a whole or half number of at most kMaxKnownPow
+// in size, and the base is float (an exporter writes GELU's x^3 as Pow(x, 3.0)): Tensor.pow of
+// a number multiplies (and takes one sqrt for a half) as tinygrad's x ** 3 does, where a tensor
+// exponent costs exp2(log2|x| * y) and a sign fix-up on every element (a GPT-2 block's MLP
+// kernel spent half its time there) and is less exact. An exponent that would broadcast the
+// base to more dims keeps the general path.
+constexpr double kMaxKnownPow = 16;
+std::optional<double> small_known_exponent(const Node& n, const Tensor& x) {
+  const Known* k = n.maybe_known(1);
+  if (!k || k->count() != 1 || k->shape.size() > x.shape().size() || !is_float(x.dtype()))
+    return std::nullopt;
+  double e = k->at(0).as_double();
+  if (!(std::fabs(e) <= kMaxKnownPow) || std::trunc(2 * e) != 2 * e) return std::nullopt;
+  return e;
+}
+
 // The determinant of the trailing n x n matrices: Gaussian elimination with partial pivoting,
 // unrolled over the n columns (n is known while importing).
 Tensor determinant(const Tensor& x) {
@@ -218,7 +234,11 @@ void add_elementwise_ops(OpTable& t) {
   t["Sub"] = [](const Node& n) -> Outs { return {n.in(0).sub(n.in(1))}; };
   t["Mul"] = [](const Node& n) -> Outs { return {n.in(0).mul(n.in(1))}; };
   t["Div"] = [](const Node& n) -> Outs { return {keep_dtype(n.in(0).div(n.in(1)), n.in(0))}; };
-  t["Pow"] = [](const Node& n) -> Outs { return {keep_dtype(n.in(0).pow(n.in(1)), n.in(0))}; };
+  t["Pow"] = [](const Node& n) -> Outs {
+    Tensor x = n.in(0);
+    if (auto e = small_known_exponent(n, x)) return {x.pow(*e)};
+    return {keep_dtype(x.pow(n.in(1)), x)};
+  };
   t["Equal"] = [](const Node& n) -> Outs { return {n.in(0).eq(n.in(1))}; };
   t["Less"] = [](const Node& n) -> Outs { return {n.in(0).lt(n.in(1))}; };
   t["Greater"] = [](const Node& n) -> Outs { return {n.in(0).gt(n.in(1))}; };

@@ -307,3 +307,33 @@ PY
   tg-trace dcgan.onnx | tg-schedule | tg-codegen | tg-run --in x=dcgan_x.npy --time -o /dev/null 2>t.txt
   expect_contains "$(grep 'total' t.txt)" "(5.018e-05 GFLOP"
 }
+
+@test "Pow by a known whole or half exponent multiplies (no exp2/log2 in the kernel) and matches numpy; a tensor exponent keeps the general path" {
+  "$PYTHON" - <<'PY'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+r = np.random.default_rng(5)
+x = r.standard_normal((4, 8)).astype(np.float32)
+x[0, :3] = [0.0, -2.0, 3.0]
+np.save("x.npy", x)
+for name, e in (("cube", 3.0), ("sq", np.array([[2.0]])), ("half", 0.5), ("inv", -2.0), ("third", 1 / 3)):
+  g = helper.make_graph([helper.make_node("Pow", ["x", "e"], ["y"])], name,
+    [helper.make_tensor_value_info("x", T.FLOAT, [4, 8])], [helper.make_tensor_value_info("y", T.FLOAT, None)],
+    [numpy_helper.from_array(np.asarray(e, np.float32), "e")])
+  onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{name}.onnx")
+PY
+  for m in cube sq half inv third; do
+    tg-trace $m.onnx | tg-schedule | tg-codegen --emit c --name $m -o c_$m
+    tg-trace $m.onnx | tg-schedule | tg-codegen | tg-run --in x=x.npy --out-dir o_$m >/dev/null
+  done
+  for m in cube sq half inv; do
+    if grep -q 'exp2\|log2' c_$m/$m.c; then echo "$m computes exp2/log2"; false; fi
+  done
+  grep -q 'log2' c_third/third.c # 1/3 is no whole or half number: exp2(log2|x| * y)
+  "$PYTHON" -c '
+import numpy as np
+x = np.load("x.npy")
+with np.errstate(all="ignore"):
+  for m, e in (("cube", 3), ("sq", 2), ("half", 0.5), ("inv", -2), ("third", 1 / 3)):
+    np.testing.assert_allclose(np.load(f"o_{m}/y.npy"), np.power(x, np.float32(e)), rtol=1e-6, atol=1e-6, equal_nan=True, err_msg=m)'
+}
