@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -73,6 +74,8 @@ private:
   void recursive_group(NodeId tr, const ShapeTracker& st, NodeId r, std::unordered_set<NodeId>& group,
                        std::vector<NodeId>& group_order, VisitSet& visited);
   void pair_reduces();
+  std::optional<NodeId> reconverge(NodeId tr) const;
+  bool reduce_free(NodeId s) const;
   using Groups = std::vector<std::vector<NodeId>>;
   Groups output_groups();
   bool share_recomputed(const Groups& groups);
@@ -277,13 +280,23 @@ void Scheduler::pair_reduces() {
         ShapeTracker st = n(tr).st;
         for (;;) {
           auto it = children_.find(tr);
-          if (it == children_.end() || it->second.size() != 1) break;
+          if (it == children_.end()) break;
+          std::optional<NodeId> joined;
+          if (it->second.size() != 1) {
+            if (!share_ || !(joined = reconverge(tr))) break;
+            tr = *joined, st = n(tr).st; // read whole, as the paths there read tr
+            continue;
+          }
           NodeId next = it->second.items()[0];
           std::vector<NodeId> st_childs;
           for (NodeId s : n(next).srcs)
             if (base(s) == tr && std::find(st_childs.begin(), st_childs.end(), s) == st_childs.end())
               st_childs.push_back(s);
-          if (st_childs.size() > 1) break;
+          if (st_childs.size() > 1) {
+            if (!share_ || !(joined = reconverge(tr))) break;
+            tr = *joined, st = n(tr).st;
+            continue;
+          }
           if (st.size() != n(st_childs[0]).st.size()) break;
           st = st + n(st_childs[0]).st;
           if (!st.contiguous() || is_reduce(n(next).op)) break;
@@ -413,7 +426,74 @@ Scheduler::Groups Scheduler::output_groups() {
   return groups;
 }
 
-// tg's one departure from schedule.py's fusion (ScheduleOptions::share): there, an elementwise
+// tg's departure from schedule.py's chase (ScheduleOptions::share): there, a realized reduce's
+// kernel also computes the elementwise ops after it while each has one consumer, and stops at a
+// value read twice — the x of a swish x * sigmoid(x) or of a GELU after a convolution or matmul.
+// Every kernel that reads the result then computes the sigmoid again (an MBConv block: its
+// squeeze and its excite each took as long as the depthwise convolution), and a matmul that
+// reads it computes it once per tile. Where every path from that value meets again within at
+// most kJoinNodes elementwise nodes of its shape, reading nothing that holds a reduce of its
+// own, the reduce's kernel writes the value where they meet instead: the same number of
+// kernels, the same bytes written, each value computed once (float32 stored is float32 read).
+constexpr int kJoinNodes = 32;
+
+// Whether the value s, as a kernel would inline it, holds no reduce (a bounded look).
+bool Scheduler::reduce_free(NodeId s) const {
+  std::vector<NodeId> stack{base(s)};
+  std::unordered_set<NodeId> seen;
+  while (!stack.empty()) {
+    NodeId x = stack.back();
+    stack.pop_back();
+    if (realized(x) || realizes_.contains(x) || n(x).op == Op::LOAD_CONST || !seen.insert(x).second) continue;
+    if (!is_elementwise(n(x).op) || int(seen.size()) > kJoinNodes) return false;
+    for (NodeId y : n(x).srcs) stack.push_back(base(y));
+  }
+  return true;
+}
+
+// The node where every path from tr's value meets again (see above), or nullopt.
+std::optional<NodeId> Scheduler::reconverge(NodeId tr) const {
+  const LazyNode& t = n(tr);
+  std::vector<NodeId> region{tr};
+  std::unordered_set<NodeId> in_region{tr};
+  auto absorbable = [&](NodeId c) {
+    const LazyNode& cn = n(c);
+    if (!is_elementwise(cn.op) || cn.st.size() != t.st.size() || cn.dtype != t.dtype ||
+        cn.device != t.device || realized(c) || realizes_.contains(c) || reduce_for_op_.count(c))
+      return false;
+    for (NodeId s : cn.srcs) {
+      if (in_region.count(base(s))) {
+        if (!n(s).st.contiguous() || n(s).st.size() != t.st.size()) return false;
+      } else if (!reduce_free(s)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  while (int(region.size()) <= kJoinNodes) {
+    // the region's nodes read from outside it; one alone (not tr) is where the paths meet
+    std::vector<NodeId> exits;
+    NodeId next = tr;
+    for (NodeId x : region) {
+      auto it = children_.find(x);
+      if (it == children_.end()) return std::nullopt;
+      bool exit = false;
+      for (NodeId c : it->second.items())
+        if (!in_region.count(c)) {
+          exit = true;
+          if (next == tr && absorbable(c)) next = c;
+        }
+      if (exit) exits.push_back(x);
+    }
+    if (exits.size() == 1 && exits[0] != tr) return exits[0];
+    if (next == tr) return std::nullopt;
+    region.push_back(next);
+    in_region.insert(next);
+  }
+  return std::nullopt;
+}
+
+// tg's other departure from schedule.py's fusion (ScheduleOptions::share): there, an elementwise
 // value that several kernels read is computed again inside each of them. In a recurrence that
 // is quadratic: an LSTM's cell state c_t = f*c_{t-1} + i*g is inlined, with c_1 .. c_{t-1}, into
 // the kernel of every h_t (a bidirectional LSTM over 32 steps: kernels of up to 60 inputs, 1 ms

@@ -8,13 +8,13 @@ using namespace tg;
 
 namespace {
 
-Schedule schedule_of(const std::vector<std::pair<std::string, Tensor>>& outs,
-                     const std::vector<Tensor>& ins) {
+Schedule schedule_of(const std::vector<std::pair<std::string, Tensor>>& outs, const std::vector<Tensor>& ins,
+                     const ScheduleOptions& options = {}) {
   std::vector<std::pair<std::string, LazyBuffer>> o;
   for (auto& [name, t] : outs) o.push_back({name, t.lazydata()});
   std::vector<GraphInput> i;
   for (const Tensor& t : ins) i.push_back({t.lazydata().node().name, t.lazydata().id(), false});
-  return schedule_graph(extract_graph(o, i));
+  return schedule_graph(extract_graph(o, i), options);
 }
 
 int count_ops(const LazyOpPtr& op, Op which) {
@@ -49,6 +49,27 @@ TEST(Schedule, reduce_fuses_its_elementwise_epilogue) {
   Tensor x = Tensor::placeholder("x5", {4, 8});
   Schedule s = schedule_of({{"y", x.sum(std::vector<int>{1}).mul(3.0).add(1.0)}}, {x});
   EXPECT_EQ(s.kernels.size(), 1u);
+}
+
+// A swish after a matmul read by two kernels, a sum and an elementwise output (neither expands
+// it, so nothing else realizes it): the matmul's kernel writes x * sigmoid(x), where tinygrad's
+// chase stops at x (read twice) and each reader computes the sigmoid again.
+TEST(Schedule, a_reduce_kernel_writes_where_its_epilogues_paths_meet) {
+  Tensor x = Tensor::placeholder("x50", {8, 16}), w = Tensor::placeholder("w51", {16, 32});
+  Tensor h = x.matmul(w);
+  Tensor s = h.mul(h.sigmoid());
+  auto exp2s = [](const Schedule& sched) {
+    std::vector<int> per_kernel;
+    for (const auto& k : sched.kernels) per_kernel.push_back(count_ops(k.ast[0], Op::EXP2));
+    return per_kernel;
+  };
+  auto outs = std::vector<std::pair<std::string, Tensor>>{{"b", s.mul(s.sum(std::vector<int>{1}, true))}};
+  EXPECT_EQ(exp2s(schedule_of(outs, {x, w}, {.share = false})), (std::vector<int>{0, 1, 1}));
+  EXPECT_EQ(exp2s(schedule_of(outs, {x, w})), (std::vector<int>{1, 0, 0}));
+  // paths that do not meet (h read raw by one reader and through a sigmoid by the other) stay
+  Tensor sig = h.sigmoid();
+  outs = {{"b", h.mul(sig.sum(std::vector<int>{1}, true))}};
+  EXPECT_EQ(exp2s(schedule_of(outs, {x, w})), (std::vector<int>{0, 1, 0}));
 }
 
 TEST(Schedule, input_returned_directly_needs_no_kernel) {
