@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   app.add_flag_callback(
       "--recompute", [&] { schedule_opts.share = false; },
       "fuse exactly as tinygrad 0.9.1: an elementwise value several kernels read is computed in each (by "
-      "default a large one, such as a recurrence's state, is realized once)");
+      "default a large one, such as a recurrence's state, is realized once, and a reduce's kernel writes "
+      "where its epilogue's paths meet, such as a swish)");
   return tg::run_tool("tg-schedule", app, argc, argv, [&] {
     auto in = tg::read_input_shared(opts.input); // constants point into it
     tg::Graph graph = tg::read_graph(in->view(), in);

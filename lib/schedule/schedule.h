@@ -52,8 +52,9 @@ struct Schedule {
 
 struct ScheduleOptions {
   // Realize an elementwise value that several kernels would each compute again (a recurrence's
-  // state), where it is large (schedule.cpp, share_recomputed); false: fuse exactly as tinygrad
-  // 0.9.1 does (tg-schedule --recompute).
+  // state), where it is large (schedule.cpp, share_recomputed), and let a reduce's kernel write
+  // where its epilogue's paths meet (reconverge); false: fuse exactly as tinygrad 0.9.1 does
+  // (tg-schedule --recompute).
   bool share = true;
 };
 
