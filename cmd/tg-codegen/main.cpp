@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
     if (embed_weights) tg::fail("ValueError", "--embed-weights is for --emit c");
     tg::Program program = tg::codegen_schedule(schedule, renderer, options);
     tg::remember_program(program); // tg-run trusts its extents (io/known_programs.h)
-    tg::write_output(tg::write_program(program, opts.json), opts.output, !opts.json);
+    tg::write_output(tg::program_bytes(program, opts.json).pieces, opts.output, !opts.json);
     return 0;
   });
 }

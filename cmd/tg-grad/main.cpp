@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
       tg::write_output(tg::graph_to_dot(out, {opts.dot_output, opts.dot_kernel, opts.dot_depth}), opts.output,
                        false);
     else
-      tg::write_output(tg::write_graph(out, opts.json), opts.output, !opts.json);
+      tg::write_output(tg::graph_bytes(out, opts.json).pieces, opts.output, !opts.json);
     return 0;
   });
 }

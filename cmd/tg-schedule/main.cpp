@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
       tg::write_output(tg::schedule_to_dot(schedule, {opts.dot_output, opts.dot_kernel, opts.dot_depth}),
                        opts.output, false);
     else
-      tg::write_output(tg::write_schedule(schedule, opts.json), opts.output, !opts.json);
+      tg::write_output(tg::schedule_bytes(schedule, opts.json).pieces, opts.output, !opts.json);
     return 0;
   });
 }

@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
       tg::write_output(tg::graph_to_dot(graph, {opts.dot_output, opts.dot_kernel, opts.dot_depth}),
                        opts.output, false);
     else
-      tg::write_output(tg::write_graph(graph, opts.json), opts.output, !opts.json);
+      tg::write_output(tg::graph_bytes(graph, opts.json).pieces, opts.output, !opts.json);
     return 0;
   });
 }

@@ -222,12 +222,23 @@ template <class A> std::string get_string(A& ar, const char* name) {
   });
 }
 
+// Set while a binary archive writes a Blob's bytes: the output may point at them instead of
+// copying them (artifact.cpp, PieceSink), as a Blob's data lives as long as what holds it.
+inline thread_local bool g_blob_output = false;
+
 template <class A> void put_bytes(A& ar, const char* name, const Blob& data) {
   if constexpr (kJson<A>) {
     field(ar, name, base64_encode(data.data(), data.size()));
   } else {
     ar(cereal::make_size_tag(cereal::size_type(data.size())));
-    ar(cereal::binary_data(data.data(), data.size()));
+    g_blob_output = true;
+    try {
+      ar(cereal::binary_data(data.data(), data.size()));
+    } catch (...) {
+      g_blob_output = false;
+      throw;
+    }
+    g_blob_output = false;
   }
 }
 template <class A> Blob get_bytes(A& ar, const char* name) {

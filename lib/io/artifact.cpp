@@ -15,7 +15,6 @@
 #include "io/input_kind.h"
 #include "io/json_numbers.h"
 #include "util/error.h"
-#include "util/huge_pages.h"
 #include "util/printable.h"
 
 namespace tg {
@@ -724,34 +723,43 @@ std::string compact_json(const std::string& json) {
   return out;
 }
 
-// An output stream into a string that is reserved once and moved out at the end: an
-// ostringstream grows by copying and copies again in str() (three passes over 100 MB of
-// weights, each into fresh pages).
-class StringSink : public std::streambuf {
+// The output stream of a binary artifact: its own bytes go into strings of ArtifactBytes::own;
+// a constant's data of at least kAliasBytes becomes a piece of its own that points at it.
+class PieceSink : public std::streambuf {
 public:
-  explicit StringSink(size_t reserve) {
-    out_.reserve(reserve);
-    prefer_huge_pages(out_.data(), out_.capacity());
-  }
-  std::string take() { return std::move(out_); }
+  static constexpr size_t kAliasBytes = size_t(1) << 16;
+  explicit PieceSink(ArtifactBytes& out) : out_(out) { cur_.reserve(kAliasBytes); }
+  void finish() { flush_own(); }
 
 protected:
   int_type overflow(int_type c) override {
-    if (c != traits_type::eof()) out_.push_back(char(c));
+    if (c != traits_type::eof()) cur_.push_back(char(c));
     return traits_type::not_eof(c);
   }
   std::streamsize xsputn(const char* s, std::streamsize n) override {
-    out_.append(s, size_t(n));
+    if (codec::g_blob_output && size_t(n) >= kAliasBytes) {
+      flush_own();
+      out_.pieces.push_back({s, size_t(n)});
+    } else {
+      cur_.append(s, size_t(n));
+    }
     return n;
   }
 
 private:
-  std::string out_;
+  void flush_own() {
+    if (cur_.empty()) return;
+    out_.own.push_back(std::move(cur_));
+    out_.pieces.push_back(out_.own.back());
+    cur_ = std::string();
+    cur_.reserve(kAliasBytes);
+  }
+  ArtifactBytes& out_;
+  std::string cur_;
 };
 
-// `blob_bytes`: the constants' data the artifact carries, most of a model's artifact.
-template <class Encode>
-std::string write_artifact(ArtifactKind kind, bool json, size_t blob_bytes, Encode encode) {
+template <class Encode> ArtifactBytes write_artifact(ArtifactKind kind, bool json, Encode encode) {
+  ArtifactBytes out;
   if (json) {
     std::ostringstream os;
     {
@@ -760,11 +768,11 @@ std::string write_artifact(ArtifactKind kind, bool json, size_t blob_bytes, Enco
       ar(cereal::make_nvp("version", kArtifactVersion));
       encode(ar);
     }
-    return compact_json(os.str());
+    out.own.push_back(compact_json(os.str()));
+    out.pieces.push_back(out.own.back());
+    return out;
   }
-  // Room for the rest of the artifact too: reserved pages that are never written cost nothing,
-  // and a regrowth would copy the whole blob.
-  StringSink sink(blob_bytes + std::max(blob_bytes / 4, size_t(1) << 20));
+  PieceSink sink(out);
   {
     std::ostream os(&sink);
     os << kMagic << char(kind);
@@ -773,13 +781,8 @@ std::string write_artifact(ArtifactKind kind, bool json, size_t blob_bytes, Enco
     encode(ar);
     if (!os) throw Error("RuntimeError", "internal error: writing an artifact failed");
   }
-  return sink.take();
-}
-
-size_t blob_bytes(const std::vector<BufferInfo>& buffers) {
-  size_t n = 0;
-  for (const BufferInfo& b : buffers) n += b.data.size();
-  return n;
+  sink.finish();
+  return out;
 }
 
 } // namespace
@@ -812,19 +815,33 @@ std::string_view artifact_format_name(ArtifactKind kind) {
 
 ArtifactKind detect_artifact(std::string_view bytes) { return read_framing(bytes).kind; }
 
-std::string write_graph(const Graph& graph, bool json) {
-  size_t data = 0;
-  for (const LazyNode& n : graph.nodes) data += n.data.size();
-  return write_artifact(ArtifactKind::Graph, json, data, [&](auto& ar) { put_graph(ar, graph); });
+size_t ArtifactBytes::size() const {
+  size_t n = 0;
+  for (std::string_view p : pieces) n += p.size();
+  return n;
 }
+
+std::string ArtifactBytes::join() const {
+  std::string out;
+  out.reserve(size());
+  for (std::string_view p : pieces) out += p;
+  return out;
+}
+
+ArtifactBytes graph_bytes(const Graph& graph, bool json) {
+  return write_artifact(ArtifactKind::Graph, json, [&](auto& ar) { put_graph(ar, graph); });
+}
+ArtifactBytes schedule_bytes(const Schedule& schedule, bool json) {
+  return write_artifact(ArtifactKind::Schedule, json, [&](auto& ar) { put_schedule(ar, schedule); });
+}
+ArtifactBytes program_bytes(const Program& program, bool json) {
+  return write_artifact(ArtifactKind::Program, json, [&](auto& ar) { put_program(ar, program); });
+}
+std::string write_graph(const Graph& graph, bool json) { return graph_bytes(graph, json).join(); }
 std::string write_schedule(const Schedule& schedule, bool json) {
-  return write_artifact(ArtifactKind::Schedule, json, blob_bytes(schedule.buffers),
-                        [&](auto& ar) { put_schedule(ar, schedule); });
+  return schedule_bytes(schedule, json).join();
 }
-std::string write_program(const Program& program, bool json) {
-  return write_artifact(ArtifactKind::Program, json, blob_bytes(program.buffers),
-                        [&](auto& ar) { put_program(ar, program); });
-}
+std::string write_program(const Program& program, bool json) { return program_bytes(program, json).join(); }
 
 namespace {
 // Names in an artifact (a dtype, a role, an op) are the file's text: a message that quotes one

@@ -6,11 +6,13 @@
 // stages rely on, so a hand-edited or damaged file gives a tg::Error, never a crash.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "codegen/program.h"
+#include "io/file.h"
 #include "lazy/lazy.h"
 #include "schedule/schedule.h"
 
@@ -35,6 +37,22 @@ std::string_view artifact_format_name(ArtifactKind kind);
 // Looks at the header (binary) or the "format" field (JSON); Unknown for anything else.
 ArtifactKind detect_artifact(std::string_view bytes);
 
+// An artifact as the pieces it is written in: its own bytes, and each large constant's data
+// where it already lies (the artifact or model that was read, which the Graph, Schedule or
+// Program keeps alive). Writing the pieces copies a model's weights once, into the pipe or
+// file; joining them first copied 100 MB more per tool, into fresh pages. Valid while the
+// object it was made from lives.
+struct ArtifactBytes {
+  Pieces pieces;
+  std::deque<std::string> own; // what the pieces point into besides the constants (stays put)
+  size_t size() const;
+  std::string join() const;
+};
+ArtifactBytes graph_bytes(const Graph& graph, bool json = false);
+ArtifactBytes schedule_bytes(const Schedule& schedule, bool json = false);
+ArtifactBytes program_bytes(const Program& program, bool json = false);
+
+// The same, as one string.
 std::string write_graph(const Graph& graph, bool json = false);
 std::string write_schedule(const Schedule& schedule, bool json = false);
 std::string write_program(const Program& program, bool json = false);

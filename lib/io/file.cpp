@@ -22,7 +22,7 @@ std::string errno_text() { return std::strerror(errno); }
   fail(kind, path + ": " + what + ": " + errno_text());
 }
 
-void write_all(int fd, std::string_view bytes, const std::string& path) {
+void write_bytes(int fd, std::string_view bytes, const std::string& path) {
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -33,6 +33,10 @@ void write_all(int fd, std::string_view bytes, const std::string& path) {
 }
 
 } // namespace
+
+void write_all(int fd, const Pieces& pieces, const std::string& what) {
+  for (std::string_view piece : pieces) write_bytes(fd, piece, what);
+}
 
 namespace {
 int open_for_reading(const std::string& path) {
@@ -109,12 +113,27 @@ std::string read_fd(int fd, const std::string& what) {
   return out;
 }
 
+// Smaller files are read: a mapping costs more than a copy of a few pages.
+constexpr off_t kMapFileBytes = off_t(1) << 20;
+
 ReadBuffer::~ReadBuffer() {
   if (data_) ::munmap(data_, capacity_);
 }
 
 std::shared_ptr<const ReadBuffer> read_fd_shared(int fd, const std::string& what) {
   auto buf = std::make_shared<ReadBuffer>();
+  // A file read whole from its start is mapped, not read: its pages are the page cache's, so
+  // 100 MB of a model's weights are neither copied nor written into fresh (zeroed) pages.
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= kMapFileBytes &&
+      ::lseek(fd, 0, SEEK_CUR) == 0) {
+    void* p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) {
+      buf->data_ = static_cast<char*>(p);
+      buf->size_ = buf->capacity_ = size_t(st.st_size);
+      return buf;
+    }
+  }
   buf->size_ = read_loop(fd, what, [&](size_t n) {
     void* p = buf->data_ ? ::mremap(buf->data_, buf->capacity_, n, MREMAP_MAYMOVE)
                          : ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -143,7 +162,7 @@ namespace {
 
 // Writes `bytes` to a fresh temporary beside `path` and returns its name; "" when `path` is
 // not a regular file (/dev/null, a FIFO): that cannot be replaced and is written in place.
-std::string stage(const std::string& path, std::string_view bytes) {
+std::string stage(const std::string& path, const Pieces& bytes) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     if (S_ISDIR(st.st_mode)) fail("IsADirectoryError", path + ": is a directory");
@@ -164,7 +183,7 @@ std::string stage(const std::string& path, std::string_view bytes) {
   return tmp;
 }
 
-void write_in_place(const std::string& path, std::string_view bytes) {
+void write_in_place(const std::string& path, const Pieces& bytes) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) fail_os(path, "cannot open");
   try {
@@ -178,14 +197,16 @@ void write_in_place(const std::string& path, std::string_view bytes) {
 
 } // namespace
 
-void write_files_atomic(const std::vector<std::pair<std::string, std::string_view>>& files) {
+namespace {
+
+void write_all_atomic(const std::vector<std::pair<std::string, Pieces>>& files) {
   std::vector<std::string> temps;
   auto discard = [&](size_t from) {
     for (size_t i = from; i < temps.size(); ++i)
       if (!temps[i].empty()) ::unlink(temps[i].c_str());
   };
   try {
-    for (const auto& [path, bytes] : files) temps.push_back(stage(path, bytes));
+    for (const auto& [path, pieces] : files) temps.push_back(stage(path, pieces));
   } catch (...) {
     discard(0);
     throw;
@@ -203,8 +224,17 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string_vie
   }
 }
 
-void write_file_atomic(const std::string& path, std::string_view bytes) {
-  write_files_atomic({{path, bytes}});
+} // namespace
+
+void write_files_atomic(const std::vector<std::pair<std::string, std::string_view>>& files) {
+  std::vector<std::pair<std::string, Pieces>> pieces;
+  for (const auto& [path, bytes] : files) pieces.push_back({path, {bytes}});
+  write_all_atomic(pieces);
 }
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  write_all_atomic({{path, {bytes}}});
+}
+void write_file_atomic(const std::string& path, const Pieces& pieces) { write_all_atomic({{path, pieces}}); }
 
 } // namespace tg

@@ -34,9 +34,16 @@ private:
 };
 std::shared_ptr<const ReadBuffer> read_fd_shared(int fd, const std::string& what);
 std::shared_ptr<const ReadBuffer> read_file_shared(const std::string& path);
+// Bytes to write one after another, each where it lies: an artifact's own bytes and its
+// constants' data in the buffer it was read into (io/artifact.h, ArtifactBytes).
+using Pieces = std::vector<std::string_view>;
+// Writes every piece to `fd` (not closed); `what` names it in errors.
+void write_all(int fd, const Pieces& pieces, const std::string& what);
+
 // Replaces `path` atomically. A path that exists and is not a regular file (/dev/null, a
 // FIFO) is written in place instead, since it cannot be replaced.
 void write_file_atomic(const std::string& path, std::string_view bytes);
+void write_file_atomic(const std::string& path, const Pieces& pieces);
 // Several files, all or nothing: every one is written to a temporary first, and only when all
 // are written are they renamed into place (a failure leaves none of them changed).
 void write_files_atomic(const std::vector<std::pair<std::string, std::string_view>>& files);

@@ -117,16 +117,29 @@ std::shared_ptr<const ReadBuffer> read_input_shared(const std::string& path) {
 std::string read_input(const std::string& path) { return std::string(read_input_shared(path)->view()); }
 
 void write_output(const std::string& bytes, const std::string& path, bool binary) {
-  if (!is_stdio(path)) return write_file_atomic(path, bytes);
+  write_output(Pieces{bytes}, path, binary);
+}
+
+void write_output(const Pieces& pieces, const std::string& path, bool binary) {
+  if (!is_stdio(path)) return write_file_atomic(path, pieces);
   if (binary && ::isatty(STDOUT_FILENO))
     fail("RuntimeError", "refusing to write a binary artifact to a terminal; use --json or -o FILE");
   std::cout.flush();
-  if (bytes.size() > (size_t(1) << 20)) {
+  size_t size = 0;
+  for (std::string_view p : pieces) size += p.size();
+  if (size > (size_t(1) << 20)) {
     struct stat st {};
     if (::fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode)) widen_pipe(STDOUT_FILENO);
   }
-  if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0)
+  if (std::fflush(stdout) != 0)
     fail("OSError", std::string("cannot write to stdout: ") + std::strerror(errno));
+  for (std::string_view p : pieces)
+    for (size_t done = 0; done < p.size();) {
+      ssize_t n = ::write(STDOUT_FILENO, p.data() + done, p.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail("OSError", std::string("cannot write to stdout: ") + std::strerror(errno));
+      done += size_t(n);
+    }
 }
 
 void add_artifact_options(CLI::App& app, ArtifactOptions& options, const std::string& input_help) {

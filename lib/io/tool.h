@@ -20,6 +20,8 @@ std::shared_ptr<const ReadBuffer> read_input_shared(const std::string& path);
 // To `path` atomically (a failure leaves no partial file), or to stdout for "" or "-".
 // Binary bytes are never written to a terminal.
 void write_output(const std::string& bytes, const std::string& path, bool binary);
+// The same for bytes in pieces (an artifact's, io/artifact.h), written one after another.
+void write_output(const Pieces& pieces, const std::string& path, bool binary);
 
 // The flags every artifact-to-artifact tool has: [INPUT] -o/--output FILE --json.
 // input_help describes INPUT, e.g. "graph artifact (default: stdin)".

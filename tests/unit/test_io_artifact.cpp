@@ -9,6 +9,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -147,6 +148,30 @@ rapidjson::Document parse_json(const std::string& text) {
 TEST(Artifact, graph_round_trips_in_binary) {
   expect_same(sample_graph(), read_graph(write_graph(sample_graph())));
 }
+// A constant of 64 KiB or more is a piece of its own that points at its data: the tools write
+// a model's weights from where they were read instead of copying them into the artifact first.
+TEST(Artifact, large_constants_are_written_from_where_they_lie) {
+  Graph g = sample_graph();
+  std::vector<uint8_t> big(size_t(1) << 18);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = uint8_t(i * 7);
+  g.nodes[1].data = big;
+  g.nodes[1].shape = {int64_t(big.size() / 4)};
+  g.nodes[1].st = contiguous(g.nodes[1].shape);
+  ArtifactBytes out = graph_bytes(g);
+  ASSERT_GE(out.pieces.size(), 3u);
+  auto at = std::find_if(out.pieces.begin(), out.pieces.end(), [&](std::string_view p) {
+    return static_cast<const void*>(p.data()) == static_cast<const void*>(g.nodes[1].data.data());
+  });
+  ASSERT_NE(at, out.pieces.end());
+  EXPECT_EQ(at->size(), big.size());
+  std::string whole = out.join();
+  EXPECT_EQ(whole.size(), out.size());
+  EXPECT_EQ(whole, write_graph(g));
+  expect_same(g, read_graph(whole));
+  // small constants stay in the artifact's own bytes: one piece
+  EXPECT_EQ(graph_bytes(sample_graph()).pieces.size(), 1u);
+}
+
 TEST(Artifact, graph_round_trips_in_json) {
   expect_same(sample_graph(), read_graph(write_graph(sample_graph(), true)));
 }

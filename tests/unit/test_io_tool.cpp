@@ -40,6 +40,18 @@ TEST(ToolIo, read_input_reads_a_file) {
   write_output(std::string("a\0b", 3), dir.file("in"), true);
   EXPECT_EQ(read_input(dir.file("in")), std::string("a\0b", 3));
 }
+TEST(ToolIo, a_large_file_is_read_whole_and_pieces_are_written_in_order) {
+  // from 1 MiB a file is mapped rather than read; pieces are written one after another
+  TempDir dir("tg-tool-test");
+  std::string big(size_t(3) << 20, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = char(i * 31 + i / 4096);
+  write_output(Pieces{std::string_view(big).substr(0, 1000), std::string_view(big).substr(1000)},
+               dir.file("big"), true);
+  auto in = read_input_shared(dir.file("big"));
+  EXPECT_TRUE(in->view() == big);
+  write_output(Pieces{}, dir.file("empty"), true);
+  EXPECT_EQ(read_input(dir.file("empty")), "");
+}
 TEST(ToolIo, read_input_names_a_missing_file) {
   std::string message = message_of([] { read_input("/nonexistent/in.graph"); });
   EXPECT_EQ(message.rfind("/nonexistent/in.graph: cannot open: ", 0), 0u) << message;
