@@ -432,9 +432,9 @@ Scheduler::Groups Scheduler::output_groups() {
 // Every kernel that reads the result then computes the sigmoid again (an MBConv block: its
 // squeeze and its excite each took as long as the depthwise convolution), and a matmul that
 // reads it computes it once per tile. Where every path from that value meets again within at
-// most kJoinNodes elementwise nodes of its shape, reading nothing that holds a reduce of its
-// own, the reduce's kernel writes the value where they meet instead: the same number of
-// kernels, the same bytes written, each value computed once (float32 stored is float32 read).
+// most kJoinNodes elementwise nodes of its size and dtype, reading nothing that holds a reduce
+// of its own, the reduce's kernel writes the value where they meet instead: the same number of
+// kernels, the same bytes written, each value computed once (a value stored is the value read).
 constexpr int kJoinNodes = 32;
 
 // Whether the value s, as a kernel would inline it, holds no reduce (a bounded look).
