@@ -11,22 +11,24 @@
 #include "device/clang/vector_math.h"
 
 #include <cctype>
+#include <cstdio>
+
+#include "device/exp2f_table.h"
 
 namespace tg {
 
 namespace {
 
-// 2^(i/32) rounded to double, as bits, less i << 47 (glibc's __exp2f_data.tab)
-constexpr const char* kTable =
-    "static const unsigned long long tg_exp2f_tab[32] = {\n"
-    "    0x3ff0000000000000ull,0x3fefd9b0d3158574ull,0x3fefb5586cf9890full,0x3fef9301d0125b51ull,\n"
-    "    0x3fef72b83c7d517bull,0x3fef54873168b9aaull,0x3fef387a6e756238ull,0x3fef1e9df51fdee1ull,\n"
-    "    0x3fef06fe0a31b715ull,0x3feef1a7373aa9cbull,0x3feedea64c123422ull,0x3feece086061892dull,\n"
-    "    0x3feebfdad5362a27ull,0x3feeb42b569d4f82ull,0x3feeab07dd485429ull,0x3feea47eb03a5585ull,\n"
-    "    0x3feea09e667f3bcdull,0x3fee9f75e8ec5f74ull,0x3feea11473eb0187ull,0x3feea589994cce13ull,\n"
-    "    0x3feeace5422aa0dbull,0x3feeb737b0cdc5e5ull,0x3feec49182a3f090ull,0x3feed503b23e255dull,\n"
-    "    0x3feee89f995ad3adull,0x3feeff76f2fb5e47ull,0x3fef199bdd85529cull,0x3fef3720dcef9069ull,\n"
-    "    0x3fef5818dcfba487ull,0x3fef7c97337b9b5full,0x3fefa4afa2a490daull,0x3fefd0765b6e4540ull};\n";
+// tg_exp2f_tab, as C: kExp2fTable, four entries a line
+std::string exp2_table() {
+  std::string out = "static const unsigned long long tg_exp2f_tab[32] = {\n";
+  char entry[32];
+  for (int i = 0; i < 32; ++i) {
+    std::snprintf(entry, sizeof entry, "0x%016llxull", static_cast<unsigned long long>(kExp2fTable[i]));
+    out += std::string(i % 4 ? "," : i ? ",\n    " : "    ") + entry;
+  }
+  return out + "};\n";
+}
 
 // glibc's __log2f_data (e_log2f_data.c): for 16 subintervals of [0x1.66p-1, 0x1.66p+0), 1/c and
 // log2(c) for c near the centre, and the polynomial for log2(1+r)
@@ -108,7 +110,7 @@ std::string vector_log2_helper(int lanes) {
 std::string vector_exp2_helper(int lanes) {
   std::string n = std::to_string(lanes);
   std::string f = "floatx" + n, d = "tg_doublex" + n, q = "tg_ulongx" + n;
-  std::string out = "#ifndef TG_EXP2F_TAB\n#define TG_EXP2F_TAB\n" + std::string(kTable) + "#endif\n";
+  std::string out = "#ifndef TG_EXP2F_TAB\n#define TG_EXP2F_TAB\n" + exp2_table() + "#endif\n";
   out += math_types(lanes);
   // exp2f's special cases (|x| >= 128, inf, nan) go to libm, except x <= -150 and -inf: exp2f
   // returns +0 for those, and they are common (a causal mask's -inf in a softmax sent every
