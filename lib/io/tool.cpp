@@ -133,13 +133,7 @@ void write_output(const Pieces& pieces, const std::string& path, bool binary) {
   }
   if (std::fflush(stdout) != 0)
     fail("OSError", std::string("cannot write to stdout: ") + std::strerror(errno));
-  for (std::string_view p : pieces)
-    for (size_t done = 0; done < p.size();) {
-      ssize_t n = ::write(STDOUT_FILENO, p.data() + done, p.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) fail("OSError", std::string("cannot write to stdout: ") + std::strerror(errno));
-      done += size_t(n);
-    }
+  write_all(STDOUT_FILENO, pieces, "stdout");
 }
 
 void add_artifact_options(CLI::App& app, ArtifactOptions& options, const std::string& input_help) {

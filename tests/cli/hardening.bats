@@ -200,3 +200,23 @@ PY
   expect_eq "$out" $'y: shape=(4,) dtype=float32\n[2. 2. 2. 2.]'
   expect_eq "$err" ""
 }
+
+@test "a tool whose stdout is full says so in one line and fails; a large artifact written in pieces arrives whole" {
+  run bash -c 'tg-trace "$1" >/dev/full 2>err.txt' _ "$ROOT/examples/demo.tg"
+  [ "$status" -eq 1 ]
+  expect_eq "$(cat err.txt)" "tg-trace: stdout: cannot write: No space left on device"
+  # 4 MiB of weights: written as pieces through the pipes, read mapped from a file
+  "$PYTHON" -c '
+import numpy as np
+from safetensors.numpy import save_file
+save_file({"w": (np.arange(1 << 20) % 16).astype(np.float32).reshape(4, -1)}, "w.safetensors")
+np.save("x.npy", np.array([1, 0, 2, 0], np.float32))'
+  printf '%s\n' 'w = nn.state.safe_load("w.safetensors")["w"]' 'x = input("x", (4,))' \
+    'output("y", (w * x.reshape(4, 1)).sum(1))' >big.tg
+  tg-trace big.tg | tg-schedule | tg-codegen >big.prog
+  [ "$(stat -c %s big.prog)" -gt 4194304 ]
+  tg-trace big.tg | tg-schedule -o big.sched
+  tg-codegen big.sched | cmp - big.prog
+  tg-run big.prog --in x=x.npy --out-dir o >/dev/null
+  expect_eq "$(npy_eval o/y.npy 'a.tolist()')" "[1966080.0, 0.0, 3932160.0, 0.0]"
+}
