@@ -5,6 +5,21 @@
 # expression, which reassociates the sum: they agree with both to rounding only.)
 load helpers
 
+# Outputs NAMES (one letter each) in DIR_B have DIR_A's bits, except a NaN's sign: which
+# operand's NaN an add returns is the compiler's choice (clang commutes floatx16 adds on AVX2).
+same_bits() { # DIR_A DIR_B NAMES
+  "$PYTHON" - "$@" <<'PY'
+import sys
+import numpy as np
+a_dir, b_dir, names = sys.argv[1:]
+for o in names:
+  a, b = np.load(f"{a_dir}/{o}.npy"), np.load(f"{b_dir}/{o}.npy")
+  assert (np.isnan(a) == np.isnan(b)).all(), f"{b_dir}: {o}: NaN at other places"
+  same = np.isnan(a) | (a.view(np.uint32) == b.view(np.uint32))
+  assert same.all(), f"{b_dir}: {o} differs at {np.argwhere(~same)[:4].tolist()}"
+PY
+}
+
 # a matmul with bias and relu (register tile), a padded conv (lanes gathered at the edges),
 # a conv over 28-wide rows (padded to several vectors of lanes: 32 = 4 x 8, 2 x 16) and a
 # depthwise one (no tile: its image is read as range loads) with clip and a maximum (compares
@@ -158,17 +173,7 @@ PY
     if jq -r '.kernels[].src' v$lanes.json | grep -q "exp2(alu[0-9]*\[0\])"; then echo "exp2 lane by lane"; return 1; fi
     tg-run v$lanes.json --in x=x.npy --out-dir out$lanes >/dev/null
     jq -r '.kernels[].src' v$lanes.json | grep -q "tg_vlog2_floatx$lanes("
-    # bit for bit, except a NaN's sign: which operand's NaN an add returns is the compiler's
-    # choice (clang commutes floatx16 adds on AVX2)
-    "$PYTHON" - "$lanes" <<'PY'
-import sys
-import numpy as np
-for o in "smeql":
-  r, v = np.load(f"ref/{o}.npy"), np.load(f"out{sys.argv[1]}/{o}.npy")
-  assert (np.isnan(r) == np.isnan(v)).all(), f"lanes={sys.argv[1]}: {o}: NaN at other places"
-  same = np.isnan(r) | (r.view(np.uint32) == v.view(np.uint32))
-  assert same.all(), f"lanes={sys.argv[1]}: {o} differs at {np.argwhere(~same)[:4].tolist()}"
-PY
+    same_bits ref out$lanes smeql
   done
 }
 
@@ -195,14 +200,6 @@ PY
     fi
     tg-run llvm$lanes.json --in x=x.npy --out-dir llvm$lanes >/dev/null
     TG_VECTOR_LANES=$lanes tg-codegen sig.bin | tg-run --in x=x.npy --out-dir clang$lanes >/dev/null
-    "$PYTHON" - "$lanes" <<'PY'
-import sys
-import numpy as np
-for o in "sme":
-  c, l = np.load(f"clang{sys.argv[1]}/{o}.npy"), np.load(f"llvm{sys.argv[1]}/{o}.npy")
-  assert (np.isnan(c) == np.isnan(l)).all(), f"lanes={sys.argv[1]}: {o}: NaN at other places"
-  same = np.isnan(c) | (c.view(np.uint32) == l.view(np.uint32))
-  assert same.all(), f"lanes={sys.argv[1]}: {o} differs at {np.argwhere(~same)[:4].tolist()}"
-PY
+    same_bits clang$lanes llvm$lanes sme
   done
 }
