@@ -5,6 +5,21 @@
 # expression, which reassociates the sum: they agree with both to rounding only.)
 load helpers
 
+# x.npy, (4, 64): values that reach exp2's special cases (|x| >= 128, inf, nan, 0)
+edge_inputs() {
+  "$PYTHON" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(5)
+x = (rng.standard_normal((4, 64)) * 30).astype(np.float32)
+x[0, :8] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-40, 200.0, -200.0]
+x[1, :4] = [88.7, -87.3, 127.9, -149.5]
+# vectors whose only special lanes underflow to +0 (-inf, x <= -150) stay on the vector path
+x[2, :8] = [-np.inf, -200.0, -150.0, -149.99, -128.5, -1e30, 1.0, -3.0]
+x[3, 8:16] = [-151.0, 2.0, -np.inf, -0.5, -1e38, 3.0, -150.01, -127.0]
+np.save("x.npy", x)
+PY
+}
+
 # Outputs NAMES (one letter each) in DIR_B have DIR_A's bits, except a NaN's sign: which
 # operand's NaN an add returns is the compiler's choice (clang commutes floatx16 adds on AVX2).
 same_bits() { # DIR_A DIR_B NAMES
@@ -152,17 +167,7 @@ for lanes in (8, 16):
   printf '%s\n' 'x = input("x", (4, 64))' 'output("s", x.sigmoid())' 'output("m", x.softmax(1))' \
     'output("e", (x * 0.05).exp())' 'output("q", x.sqrt() + x.abs().rsqrt())' \
     'output("l", x.log() * 2 + (x * x).log2())' >sig.tg
-  "$PYTHON" - <<'PY'
-import numpy as np
-rng = np.random.default_rng(5)
-x = (rng.standard_normal((4, 64)) * 30).astype(np.float32)
-x[0, :8] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-40, 200.0, -200.0]
-x[1, :4] = [88.7, -87.3, 127.9, -149.5]
-# vectors whose only special lanes underflow to +0 (-inf, x <= -150) stay on the vector path
-x[2, :8] = [-np.inf, -200.0, -150.0, -149.99, -128.5, -1e30, 1.0, -3.0]
-x[3, 8:16] = [-151.0, 2.0, -np.inf, -0.5, -1e38, 3.0, -150.01, -127.0]
-np.save("x.npy", x)
-PY
+  edge_inputs
   tg-trace sig.tg | tg-schedule -o sig.bin
   tg-codegen --noopt sig.bin -o ref.prog
   tg-run ref.prog --in x=x.npy --out-dir ref >/dev/null
@@ -180,15 +185,7 @@ PY
 @test "exp2 runs on whole vectors on LLVM too (glibc's exp2f in IR), with CLANG's bits in every lane" {
   printf '%s\n' 'x = input("x", (4, 64))' 'output("s", x.sigmoid())' 'output("m", x.softmax(1))' \
     'output("e", (x * 0.05).exp())' >sig.tg
-  "$PYTHON" - <<'PY'
-import numpy as np
-rng = np.random.default_rng(6)
-x = (rng.standard_normal((4, 64)) * 30).astype(np.float32)
-x[0, :8] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-40, 200.0, -200.0]
-x[1, :4] = [88.7, -87.3, 127.9, -149.5]
-x[2, :8] = [-np.inf, -200.0, -150.0, -149.99, -128.5, -1e30, 1.0, -3.0]
-np.save("x.npy", x)
-PY
+  edge_inputs
   tg-trace sig.tg | tg-schedule -o sig.bin
   for lanes in 4 8; do
     TG_VECTOR_LANES=$lanes tg-codegen -d LLVM --json sig.bin -o llvm$lanes.json
