@@ -97,6 +97,35 @@ struct Panel {
   int64_t bytes() const { return panels() * *trip(r) * (hi - lo) * 4; }
 };
 
+// One window: the vector loads of `buf` in a nest of reduce loops that no global loop from `g`
+// inward moves (a conv's image under one output tile, its channels and window, read again by
+// every block of output channels). Each load gets a slot of `lanes` floats per iteration of the
+// nest; the copy makes the same loads, masks and all, so the nest reads whole aligned vectors.
+struct Window {
+  const UOp* buf;
+  const UOp* g;
+  std::vector<const UOp*> rs; // the reduce loops, outermost first
+  int lanes;
+  std::vector<size_t> loads; // positions in the list, one slot each
+
+  int64_t iterations() const {
+    int64_t n = 1;
+    for (const UOp* r : rs) n *= *trip(r);
+    return n;
+  }
+  int64_t bytes() const { return iterations() * int64_t(loads.size()) * lanes * 4; }
+};
+
+// The loops an expression moves with.
+void loops_of(const UOp* u, std::unordered_set<const UOp*>& seen, std::unordered_set<const UOp*>& loops) {
+  if (!seen.insert(u).second) return;
+  if (u->op == UOps::RANGE) {
+    loops.insert(u);
+    return;
+  }
+  for (const UOp* s : u->src) loops_of(s, seen, loops);
+}
+
 class Packer {
 public:
   Packer(std::vector<const UOp*>& uops, UOpGraph& g) : uops_(uops), g_(g) {}
@@ -170,9 +199,116 @@ public:
     return worth;
   }
 
+  // The windows worth packing: vector loads in a nest of reduce loops (range loads, or a nest of
+  // two or more loops: the rest are find's), found in one scan of the list.
+  std::vector<Window> find_windows() {
+    std::vector<Window> windows;
+    std::unordered_set<const UOp*> stored;
+    for (const UOp* u : uops_)
+      if (u->op == UOps::STORE) stored.insert(u->src[0]);
+    std::vector<const UOp*> scope;
+    for (size_t i = 0; i < uops_.size(); ++i) {
+      const UOp* u = uops_[i];
+      if (u->op == UOps::RANGE || u->op == UOps::IF) scope.push_back(u);
+      if ((u->op == UOps::ENDRANGE || u->op == UOps::ENDIF) && !scope.empty()) scope.pop_back();
+      if (u->op != UOps::LOAD || u->vcount < 2 || u->src[0]->op != UOps::DEFINE_GLOBAL ||
+          u->dtype != DType::Float32 || stored.count(u->src[0]))
+        continue;
+      const bool ranged = std::holds_alternative<LaneRange>(u->arg);
+      if (!ranged && (!std::holds_alternative<int>(u->arg) || u->src.size() != 2)) continue;
+      size_t gi = scope.size();
+      while (gi > 0 && scope[gi - 1]->op == UOps::RANGE && std::get<LoopArg>(scope[gi - 1]->arg).reduce) --gi;
+      if (gi == 0 || gi == scope.size() || scope[gi - 1]->op != UOps::RANGE) continue;
+      const UOp* g = scope[gi - 1];
+      std::vector<const UOp*> rs(scope.begin() + long(gi), scope.end());
+      if ((!ranged && rs.size() < 2) ||
+          std::any_of(rs.begin(), rs.end(), [](const UOp* r) { return !trip(r) || !r->src[0]->is_const(); }))
+        continue;
+      // the load moves with the nest and with loops outside g only
+      std::unordered_set<const UOp*> seen, loops;
+      loops_of(u, seen, loops);
+      std::unordered_set<const UOp*> allowed(scope.begin(), scope.begin() + long(gi) - 1);
+      allowed.insert(rs.begin(), rs.end());
+      if (std::any_of(loops.begin(), loops.end(), [&](const UOp* l) { return !allowed.count(l); }) ||
+          std::none_of(rs.begin(), rs.end(), [&](const UOp* r) { return loops.count(r); }))
+        continue;
+      auto it = std::find_if(windows.begin(), windows.end(), [&](const Window& w) {
+        return w.buf == u->src[0] && w.g == g && w.rs == rs && w.lanes == u->vcount;
+      });
+      if (it == windows.end()) {
+        windows.push_back(Window{u->src[0], g, rs, u->vcount, {}});
+        it = windows.end() - 1;
+      }
+      if (std::none_of(it->loads.begin(), it->loads.end(), [&](size_t j) { return uops_[j] == u; }))
+        it->loads.push_back(i);
+    }
+    std::erase_if(windows, [](const Window& w) {
+      auto reuse = trip(w.g);
+      return !reuse || *reuse < 4;
+    });
+    return windows;
+  }
+
+  // Copies `w` in front of its global loop: loops like the nest's, each making the window's loads
+  // with the nest's counters replaced by its own; the nest then reads slot s of its iteration.
+  // Returns the bytes of its local array.
+  int64_t pack(const Window& w, int n) {
+    DType it = *w.rs[0]->dtype;
+    auto num = [&](int64_t v) { return g_.cnst(it, Scalar::of_int(v)); };
+    const int64_t row = int64_t(w.loads.size()) * w.lanes; // floats per iteration of the nest
+    const UOp* local =
+        g_.make(UOps::DEFINE_LOCAL, DType::Float32, {}, LocalArg{"pack" + std::to_string(n), w.bytes() / 4});
+    // iteration number of counters `at` (the nest's or the copy's), times the row
+    auto offset = [&](const std::vector<const UOp*>& at) {
+      const UOp* flat = nullptr;
+      for (size_t j = 0; j < at.size(); ++j) {
+        const UOp* from0 = w.rs[j]->src[0]->value().as_int()
+                               ? g_.add(at[j], num(-w.rs[j]->src[0]->value().as_int()))
+                               : at[j];
+        flat = flat ? g_.add(g_.mul(flat, num(*trip(w.rs[j]))), from0) : from0;
+      }
+      return g_.mul(flat, num(row));
+    };
+    std::unordered_set<size_t> loads(w.loads.begin(), w.loads.end());
+    std::unordered_map<const UOp*, size_t> slot;
+    for (size_t s = 0; s < w.loads.size(); ++s) slot[uops_[w.loads[s]]] = s;
+    splice(
+        w.g,
+        [&](auto&& place, std::vector<const UOp*>& out) {
+          place(local);
+          std::vector<const UOp*> loops;
+          std::unordered_map<const UOp*, const UOp*> to_copy;
+          for (size_t j = 0; j < w.rs.size(); ++j) {
+            const UOp* r = w.rs[j];
+            const UOp* l = g_.make(UOps::RANGE, it, {r->src[0], r->src[1]}, LoopArg{200 + int(j), n, false});
+            place(l->src[0]), place(l->src[1]);
+            out.push_back(l);
+            loops.push_back(l);
+            to_copy[r] = l;
+          }
+          const UOp* at = offset(loops);
+          std::unordered_map<const UOp*, const UOp*> memo;
+          for (size_t s = 0; s < w.loads.size(); ++s) {
+            const UOp* v = substitute(uops_[w.loads[s]], to_copy, memo);
+            place(g_.make(UOps::STORE, std::nullopt,
+                          {local, s ? g_.add(at, num(int64_t(s) * w.lanes)) : at, v}));
+          }
+          for (size_t l = loops.size(); l-- > 0;)
+            out.push_back(g_.make(UOps::ENDRANGE, std::nullopt, {loops[l]}));
+          return loops[0];
+        },
+        [&](size_t i, const UOp* u) -> const UOp* {
+          if (!loads.count(i)) return nullptr;
+          const UOp* at = offset(w.rs);
+          const size_t s = slot.at(u);
+          return g_.make(UOps::LOAD, u->dtype, {local, s ? g_.add(at, num(int64_t(s) * w.lanes)) : at},
+                         UOpArg(w.lanes));
+        });
+    return w.bytes();
+  }
+
   // Copies `p` in front of its global loop; returns the bytes of its local array.
   int64_t pack(const Panel& p, int n) {
-    size_t at = size_t(std::find(uops_.begin(), uops_.end(), p.g) - uops_.begin());
     DType it = *p.r->dtype;
     auto num = [&](int64_t v) { return g_.cnst(it, Scalar::of_int(v)); };
     int64_t start = p.r->src[0]->value().as_int(), rows = *trip(p.r), width = p.hi - p.lo;
@@ -186,10 +322,70 @@ public:
       offset += p.dims[d].first->src[0]->value().as_int() * int64_t(step);
       step *= size_t(*trip(p.dims[d].first));
     }
+    std::unordered_set<size_t> loads(p.loads.begin(), p.loads.end());
+    splice(
+        p.g,
+        [&](auto&& place, std::vector<const UOp*>& out) {
+          place(local);
+          // source row k: base + stride * (start + k) + lo; the base goes before the copy loop, as
+          // the rest of the kernel may use its parts
+          const UOp* base = num(p.stride * start + p.lo);
+          for (auto& [leaf, coef] : p.base.terms)
+            base = g_.add(base, coef == 1 ? leaf : g_.mul(leaf, num(coef)));
+          place(base);
+          // copy loops: one per dim (over the dim's own range), then the rows
+          std::vector<const UOp*> loops;
+          const UOp* dst_base = nullptr;
+          for (size_t d = 0; d < p.dims.size(); ++d) {
+            const UOp* dim = p.dims[d].first;
+            const UOp* l =
+                g_.make(UOps::RANGE, it, {dim->src[0], dim->src[1]}, LoopArg{100 + int(d), n, false});
+            place(l->src[0]), place(l->src[1]);
+            out.push_back(l);
+            loops.push_back(l);
+            base = g_.add(base, g_.mul(l, num(p.dims[d].second)));
+            const UOp* at_dim = g_.mul(l, num(dim_stride[d]));
+            dst_base = dst_base ? g_.add(dst_base, at_dim) : at_dim;
+          }
+          if (dst_base && offset) dst_base = g_.add(dst_base, num(-offset));
+          const UOp* k = g_.make(UOps::RANGE, it, {num(0), num(rows)}, LoopArg{99, n, false});
+          place(k->src[0]), place(k->src[1]);
+          out.push_back(k);
+          loops.push_back(k);
+          const UOp* row = g_.add(base, g_.mul(k, num(p.stride)));
+          const UOp* dst_row = dst_base ? g_.add(dst_base, g_.mul(k, num(width))) : g_.mul(k, num(width));
+          int vw = width % p.lanes == 0 ? p.lanes : 1;
+          for (int64_t t = 0; t < width; t += vw) {
+            UOpArg arg = vw > 1 ? UOpArg(vw) : UOpArg();
+            const UOp* v = g_.make(UOps::LOAD, DType::Float32, {p.buf, t ? g_.add(row, num(t)) : row}, arg);
+            place(g_.make(UOps::STORE, std::nullopt, {local, t ? g_.add(dst_row, num(t)) : dst_row, v}));
+          }
+          for (size_t l = loops.size(); l-- > 0;)
+            out.push_back(g_.make(UOps::ENDRANGE, std::nullopt, {loops[l]}));
+          return loops[0];
+        },
+        // the loads read the local array at (r - start) * width + (c - lo)
+        [&](size_t i, const UOp* u) -> const UOp* {
+          if (!loads.count(i)) return nullptr;
+          int64_t c = affine(u->src[1])->c - p.lo - start * width - offset;
+          const UOp* idx = g_.add(g_.mul(p.r, num(width)), num(c));
+          for (size_t d = 0; d < p.dims.size(); ++d)
+            idx = g_.add(idx, g_.mul(p.dims[d].first, num(dim_stride[d])));
+          return g_.make(UOps::LOAD, u->dtype, {local, idx}, u->arg);
+        });
+    return p.bytes();
+  }
+
+private:
+  // Puts a copy in front of global loop `g`: `copy(place, out)` appends its loops (placing what
+  // they use with `place`) and returns the first. Then rewrites the rest of the list: the load at
+  // position i becomes `read(i, load)` where that is not null, and its users follow.
+  template <class Copy, class Read> void splice(const UOp* g, Copy&& copy, Read&& read) {
+    size_t at = size_t(std::find(uops_.begin(), uops_.end(), g) - uops_.begin());
     // Every uop appears once in the list, before its users: `listed` holds those placed so far.
     std::unordered_set<const UOp*> listed(uops_.begin(), uops_.begin() + long(at));
     std::vector<const UOp*> out(uops_.begin(), uops_.begin() + long(at));
-    auto place = [&](auto&& self, const UOp* u) -> void {
+    auto place_rec = [&](auto&& self, const UOp* u) -> void {
       if (listed.count(u) || u->op == UOps::RANGE || u->op == UOps::DEFINE_VAR || u->op == UOps::SPECIAL ||
           u->op == UOps::DEFINE_GLOBAL)
         return;
@@ -197,56 +393,17 @@ public:
       listed.insert(u);
       out.push_back(u);
     };
-    place(place, local);
-    // source row k: base + stride * (start + k) + lo; the base goes before the copy loop, as the
-    // rest of the kernel may use its parts
-    const UOp* base = num(p.stride * start + p.lo);
-    for (auto& [leaf, coef] : p.base.terms) base = g_.add(base, coef == 1 ? leaf : g_.mul(leaf, num(coef)));
-    place(place, base);
-    // copy loops: one per dim (over the dim's own range), then the rows
-    std::vector<const UOp*> loops;
-    const UOp* dst_base = nullptr;
-    for (size_t d = 0; d < p.dims.size(); ++d) {
-      const UOp* dim = p.dims[d].first;
-      const UOp* l = g_.make(UOps::RANGE, it, {dim->src[0], dim->src[1]}, LoopArg{100 + int(d), n, false});
-      place(place, l->src[0]), place(place, l->src[1]);
-      out.push_back(l);
-      loops.push_back(l);
-      base = g_.add(base, g_.mul(l, num(p.dims[d].second)));
-      const UOp* at_dim = g_.mul(l, num(dim_stride[d]));
-      dst_base = dst_base ? g_.add(dst_base, at_dim) : at_dim;
-    }
-    if (dst_base && offset) dst_base = g_.add(dst_base, num(-offset));
-    const UOp* k = g_.make(UOps::RANGE, it, {num(0), num(rows)}, LoopArg{99, n, false});
-    place(place, k->src[0]), place(place, k->src[1]);
-    out.push_back(k);
-    loops.push_back(k);
-    const UOp* row = g_.add(base, g_.mul(k, num(p.stride)));
-    const UOp* dst_row = dst_base ? g_.add(dst_base, g_.mul(k, num(width))) : g_.mul(k, num(width));
-    int vw = width % p.lanes == 0 ? p.lanes : 1;
-    for (int64_t t = 0; t < width; t += vw) {
-      UOpArg arg = vw > 1 ? UOpArg(vw) : UOpArg();
-      const UOp* v = g_.make(UOps::LOAD, DType::Float32, {p.buf, t ? g_.add(row, num(t)) : row}, arg);
-      place(place, g_.make(UOps::STORE, std::nullopt, {local, t ? g_.add(dst_row, num(t)) : dst_row, v}));
-    }
-    for (size_t l = loops.size(); l-- > 0;) out.push_back(g_.make(UOps::ENDRANGE, std::nullopt, {loops[l]}));
+    auto place = [&](const UOp* u) { place_rec(place_rec, u); };
+    const UOp* first = copy(place, out);
     // what the copy loops define exists only inside them
-    for (size_t i = out.size(); out[--i] != loops[0];) listed.erase(out[i]);
+    for (size_t i = out.size(); out[--i] != first;) listed.erase(out[i]);
 
-    // the loads read the local array at (r - start) * width + (c - lo)
-    std::unordered_set<size_t> loads(p.loads.begin(), p.loads.end());
     std::unordered_map<const UOp*, const UOp*> repl;
     for (size_t i = at; i < uops_.size(); ++i) {
       const UOp* u = uops_[i];
-      if (loads.count(i)) {
-        int64_t c = affine(u->src[1])->c - p.lo - start * width - offset;
-        const UOp* idx = g_.add(g_.mul(p.r, num(width)), num(c));
-        for (size_t d = 0; d < p.dims.size(); ++d)
-          idx = g_.add(idx, g_.mul(p.dims[d].first, num(dim_stride[d])));
-        place(place, idx);
-        const UOp* nu = g_.make(UOps::LOAD, u->dtype, {local, idx}, u->arg);
+      if (const UOp* nu = read(i, u)) {
         repl[u] = nu;
-        place(place, nu);
+        place(nu);
         continue;
       }
       bool changed = false;
@@ -261,10 +418,25 @@ public:
       if (listed.insert(u).second) out.push_back(u); // a part of the base is already above
     }
     uops_ = std::move(out);
-    return p.bytes();
   }
 
-private:
+  // `u` with the loops in `to` replaced (memoized in `memo`).
+  const UOp* substitute(const UOp* u, const std::unordered_map<const UOp*, const UOp*>& to,
+                        std::unordered_map<const UOp*, const UOp*>& memo) {
+    if (auto t = to.find(u); t != to.end()) return t->second;
+    if (auto m = memo.find(u); m != memo.end()) return m->second;
+    std::vector<const UOp*> src = u->src;
+    bool changed = false;
+    for (const UOp*& s : src) {
+      const UOp* ns = substitute(s, to, memo);
+      changed |= ns != s;
+      s = ns;
+    }
+    const UOp* out = changed ? g_.make(u->op, u->dtype, std::move(src), u->arg) : u;
+    memo[u] = out;
+    return out;
+  }
+
   static bool covered(std::vector<std::pair<int64_t, int64_t>> spans, int64_t lo, int64_t hi) {
     std::sort(spans.begin(), spans.end());
     int64_t end = lo;
@@ -322,6 +494,16 @@ int pack_panels(std::vector<const UOp*>& uops, UOpGraph& g, int64_t max_bytes) {
     for (const Panel& p : packer.find()) {
       if (used + p.bytes() > max_bytes) continue;
       used += packer.pack(p, n++);
+      again = true;
+      break;
+    }
+  }
+  for (bool again = true; again && n < 4;) {
+    again = false;
+    Packer packer(uops, g);
+    for (const Window& w : packer.find_windows()) {
+      if (used + w.bytes() > max_bytes) continue;
+      used += packer.pack(w, n++);
       again = true;
       break;
     }
