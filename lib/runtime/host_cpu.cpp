@@ -1,5 +1,6 @@
 #include "runtime/host_cpu.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -60,5 +61,7 @@ int64_t host_l2_bytes() {
   }();
   return bytes;
 }
+
+int64_t host_pack_bytes() { return std::min<int64_t>(host_l2_bytes() / 2, int64_t(1) << 20); }
 
 } // namespace tg

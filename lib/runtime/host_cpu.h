@@ -18,4 +18,9 @@ int host_vector_floats();
 // and code generated for another machine).
 int64_t host_l2_bytes();
 
+// The bytes of local arrays a host kernel may pack (codegen/pack_panels.h): half of L2 keeps a
+// panel there while the rows of the other operand stream past it; at most 1 MiB, as the arrays
+// live on the stack of the thread that runs the kernel.
+int64_t host_pack_bytes();
+
 } // namespace tg

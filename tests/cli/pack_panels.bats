@@ -130,4 +130,9 @@ for n, s in {"x": (2, 32, 28, 28), "w1": (64, 32, 3, 3), "w2": (64, 32, 3, 3), "
     tg-run $p.json --in x=x.npy --in w1=w1.npy --in w2=w2.npy --in w3=w3.npy --in w4=w4.npy --out-dir $p >/dev/null
   done
   for o in s2 s1 pw n7; do cmp packed/$o.npy plain/$o.npy || { echo "$o differs"; return 1; }; done
+  # LLVM packs the same windows, into an alloca of the entry block, with the same results
+  TG_VECTOR_LANES=8 TG_L2_BYTES=512K tg-codegen -d LLVM --json c.s -o llvm.json
+  expect_eq "$(jq '[.kernels[] | select((.name | startswith("r_")) and (.src | test("%pack0 = alloca float, i64 [0-9]+, align 64")))] | length' llvm.json)" "4"
+  tg-run llvm.json --in x=x.npy --in w1=w1.npy --in w2=w2.npy --in w3=w3.npy --in w4=w4.npy --out-dir llvm >/dev/null
+  for o in s2 s1 pw n7; do cmp llvm/$o.npy plain/$o.npy || { echo "LLVM: $o differs"; return 1; }; done
 }

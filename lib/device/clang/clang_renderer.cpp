@@ -20,9 +20,7 @@ RendererOpts clang_opts() {
   o.vector_math = true;
   o.vector_masks = true;
   o.unroll_window = 7; // 3x3, 5x5 and 7x7 windows: #pragma GCC unroll
-  // half of L2 keeps a panel there while the rows of the other operand stream past it; at most
-  // 1 MiB, as the panels live on the stack of the thread that runs the kernel
-  o.pack_panel_bytes = std::min<int64_t>(host_l2_bytes() / 2, int64_t(1) << 20);
+  o.pack_panel_bytes = host_pack_bytes();
   return o;
 }
 

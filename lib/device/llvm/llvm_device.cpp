@@ -23,11 +23,12 @@ RendererOpts llvm_opts() {
   RendererOpts o;
   o.device = "LLVM";
   o.splits_outer_loop = true;
-  o.vector_lanes = host_vector_floats(); // <N x float> vectors
-  o.vector_lane_ranges = true;           // llvm.masked.load
-  o.vector_masks = true;                 // <N x i1> compares and selects
-  o.vector_math = true;                  // fdiv and exp2 on vectors (log2: llvm.log2, lane by lane)
-  o.unroll_window = 7;                   // llvm.loop.unroll.full, as CLANG's #pragma GCC unroll
+  o.vector_lanes = host_vector_floats();  // <N x float> vectors
+  o.vector_lane_ranges = true;            // llvm.masked.load
+  o.vector_masks = true;                  // <N x i1> compares and selects
+  o.vector_math = true;                   // fdiv and exp2 on vectors (log2: llvm.log2, lane by lane)
+  o.unroll_window = 7;                    // llvm.loop.unroll.full, as CLANG's #pragma GCC unroll
+  o.pack_panel_bytes = host_pack_bytes(); // allocas in the entry block
   return o;
 }
 

@@ -396,6 +396,9 @@ private:
     case UOps::NOOP:
       if (!u->src.empty()) v_[u] = ref(u->src[0]);
       break;
+    case UOps::DEFINE_LOCAL:
+      v_[u] = local_array(u);
+      break;
     case UOps::CONST:
       v_[u] = constant(u->value(), *u->dtype);
       break;
@@ -598,6 +601,18 @@ private:
     if (*v->dtype != DType::Float32 || *buf->dtype != DType::Float32)
       render_error("a vector access to a non-float32 buffer");
     return llvm::FixedVectorType::get(b_.getFloatTy(), unsigned(v->vcount));
+  }
+
+  // A packed panel (codegen/pack_panels.h): a float array on the stack, whole cache lines. The
+  // alloca goes in the entry block, where it is made once, however deep the loop that uses it.
+  Value* local_array(const UOp* u) {
+    llvm::BasicBlock& entry = fn_->getEntryBlock();
+    IRBuilder<> at(&entry, entry.begin());
+    llvm::AllocaInst* a =
+        at.CreateAlloca(memory_type(ctx_, *u->dtype), b_.getInt64(uint64_t(std::get<LocalArg>(u->arg).size)),
+                        std::get<LocalArg>(u->arg).name);
+    a->setAlignment(llvm::Align(64));
+    return a;
   }
 
   // consecutive elements; buffers are only element-aligned
