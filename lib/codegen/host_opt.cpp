@@ -178,8 +178,18 @@ void Kernel::host_optimizations() {
   // 28-wide image row padded to 32 lanes), and a tile costed as if they were gathered lane by
   // lane took 8 output channels x 1 vector, 8 weight rows a tap: ResNet's 3x3 convs on 28x28
   // and 14x14 images ran at 55-57 GFLOP/s a core, against 82 for 56x56 (4 x 2).
+  // A stride-2 row (a strided conv's image) is two vector loads and a shuffle; where a tile reuses
+  // it and its window (every reduce step of a 2-vector tile) fits pack_panels' budget, that copies
+  // it out whole first, and the tile reads vectors: 4 channels x 2 vectors beat 8 x 1 (ResNet-50's
+  // 1x1 stride-2 conv 256 -> 512: 15.3 -> 11.5 ms on 2 AVX2 cores). Past the budget it is as dear
+  // as a gather.
+  int64_t reduce_elems = 1;
+  for (int a = first_reduce(); a < shape_len(); ++a) reduce_elems *= full_shape()[size_t(a)].max();
+  const bool window_packed = opts.pack_panel_bytes && reduce_elems * 2 * width * 4 <= opts.pack_panel_bytes;
   std::vector<char> ranged(bufs.size(), 0);
-  for (size_t b = n_outputs(); b < bufs.size(); ++b) ranged[b] = range_loaded(b, lane_axis);
+  for (size_t b = n_outputs(); b < bufs.size(); ++b)
+    ranged[b] = range_loaded(b, lane_axis) || (window_packed && opts.vector_lane_ranges &&
+                                               stride_is(sts[b].real_strides(true)[size_t(lane_axis)], 2));
 
   if (pad) { // the lanes past the end are masked off
     const int64_t size = full_shape()[size_t(lane_axis)];

@@ -96,7 +96,11 @@ TEST(HostOpt, a_padded_image_is_a_range_load_with_stride_1_or_2) {
   EXPECT_NE(lk.uops.find("lanes 8 in [lo, hi), stride 2"), std::string::npos) << lk.uops;
   EXPECT_NE(lk.src.find("= tg_vload2_range_floatx8(data1+"), std::string::npos) << lk.src;
   EXPECT_EQ(lk.src.find("(floatx8){"), std::string::npos) << lk.src;
-  EXPECT_NE(lower_kernel(k, device_renderer("LLVM")).src.find("llvm.masked.gather"), std::string::npos);
+  // LLVM: the same two (masked) vector loads and a shuffle of the even lanes, no gather
+  std::string ir = lower_kernel(k, device_renderer("LLVM")).src;
+  EXPECT_EQ(ir.find("llvm.masked.gather"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("shufflevector <8 x float> %"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("<8 x i32> <i32 0, i32 2, i32 4, i32 6, i32 8, i32 10, i32 12, i32 14>"), std::string::npos) << ir;
   // with nothing to reuse a vector (no reduce), a masked input consecutive where valid still
   // gets lanes: each vector is one range load, not a gather (a depthwise conv's image, a pad)
   k = kernel_of("x = input('x', (4, 16))\noutput('y', x.pad(((0, 0), (1, 15))) * 2)", 8);
@@ -147,6 +151,30 @@ TEST(HostOpt, a_padded_row_of_range_loads_is_tiled_as_vector_loads_are) {
   for (const Opt& o : k.applied_opts)
     if (o.op == OptOps::UPCAST) upcasts.push_back(o.amt.value_or(0));
   EXPECT_EQ(upcasts, (std::vector<int64_t>{8, 4, 2}));
+}
+
+TEST(HostOpt, a_stride_2_row_is_tiled_as_a_vector_where_its_window_is_packed) {
+  // pack_panels copies a strided conv's image out for all its output-channel blocks, so the tile
+  // reads vectors: 4 channels x 2 vectors. A window past the packing budget stays two loads and a
+  // shuffle per vector, priced as a gather: 8 channels x 1 vector.
+  Schedule s = schedule_graph(trace_script("x = input('x', (1, 16, 8, 32))\nw = input('w', (8, 16, 1, 1))\n"
+                                           "output('y', x.conv2d(w, stride=2))",
+                                           "t.tg"));
+  auto upcasts = [&](int64_t budget) {
+    RendererOpts opts = device_renderer("CLANG").opts();
+    opts.vector_lanes = 8;
+    opts.pack_panel_bytes = budget;
+    Kernel k(s.kernels.at(0).ast, opts);
+    k.host_optimizations();
+    EXPECT_EQ(k.lanes, 8);
+    std::vector<int64_t> out;
+    for (const Opt& o : k.applied_opts)
+      if (o.op == OptOps::UPCAST) out.push_back(o.amt.value_or(0));
+    return out;
+  };
+  EXPECT_EQ(upcasts(256 << 10), (std::vector<int64_t>{8, 4, 2})); // 16 channels x 2 x 8 floats: 1 KB
+  EXPECT_EQ(upcasts(512), (std::vector<int64_t>{8, 8}));
+  EXPECT_EQ(upcasts(0), (std::vector<int64_t>{8, 8})); // no packing (a device without local arrays)
 }
 
 TEST(HostOpt, padded_lanes_leave_a_broadcast_input_unmasked) {
