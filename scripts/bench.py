@@ -10,8 +10,8 @@ digits training example (examples/digits/train.tg: a 64-128-10 MLP, full-batch A
 time per training step in tg (tg-run --steps), tinygrad (TinyJit) and numpy (hand-written
 forward, backward and Adam); then the host launch cost per kernel (tiny kernels, CLANG and LLVM, 1
 and 2 threads), a kernel split over two threads and a small LSTM (--launch-only: just these); then
-the multi-device lines (scripts/bench_multi.py), the 1024 matmul's cache misses on two simulated
-cache hierarchies (scripts/bench_cache.py, valgrind), six small models of common architectures
+the multi-device lines (scripts/bench_multi.py), the cache misses of the 1024 and 2048 matmuls
+and two ResNet-50 convs on three simulated cache hierarchies (scripts/bench_cache.py, valgrind), six small models of common architectures
 against ONNX Runtime (scripts/bench_models.py) and ResNet-50 forward against ONNX Runtime
 (scripts/bench_resnet.py).
 Timing lives here, never in pass/fail tests.

@@ -468,14 +468,28 @@ std::unordered_set<const UOp*> window_loops(const std::vector<const UOp*>& uops,
         return u->op == UOps::LOAD && std::holds_alternative<LaneRange>(u->arg);
       }))
     return out;
-  int open_reduce = 0; // reduce loops open around the current UOp
+  auto small_trip = [&](const UOp* u) -> int64_t {
+    if (!u->src[0]->is_const() || !u->src[1]->is_const()) return 0;
+    const int64_t trip = u->src[1]->value().as_int() - u->src[0]->value().as_int();
+    return trip > 1 && trip <= max_trip ? trip : 0;
+  };
+  int open_reduce = 0;        // reduce loops open around the current UOp
+  const UOp* outer = nullptr; // the outermost open reduce loop, while the nest is all window loops
+  int64_t body = 1;           // the iterations of that nest
   for (const UOp* u : uops) {
-    if (u->op == UOps::ENDRANGE) open_reduce -= std::get<LoopArg>(u->src[0]->arg).reduce;
-    if (u->op != UOps::RANGE || !std::get<LoopArg>(u->arg).reduce) continue;
-    if (open_reduce++ > 0 && u->src[0]->is_const() && u->src[1]->is_const()) {
-      const int64_t trip = u->src[1]->value().as_int() - u->src[0]->value().as_int();
-      if (trip > 1 && trip <= max_trip) out.insert(u);
+    if (u->op == UOps::ENDRANGE && std::get<LoopArg>(u->src[0]->arg).reduce && --open_reduce == 0) {
+      if (outer && body <= kWholeWindow) out.insert(outer);
+      outer = nullptr;
     }
+    if (u->op != UOps::RANGE || !std::get<LoopArg>(u->arg).reduce) continue;
+    const int64_t trip = small_trip(u);
+    if (open_reduce++ == 0) {
+      outer = trip ? u : nullptr, body = trip;
+      continue;
+    }
+    if (trip) out.insert(u);
+    body *= trip ? trip : 1;
+    if (!trip) outer = nullptr;
   }
   return out;
 }

@@ -226,11 +226,12 @@ TEST(HostOpt, a_conv_window_is_unrolled_and_its_range_loads_are_avx_masked_loads
   const char* conv =
       "x = input('x', (1, 4, 6, 16))\nw = input('w', (8, 4, 3, 3))\noutput('y', x.conv2d(w, padding=1))";
   std::string src = src_of(conv, 8);
-  size_t pragmas = 0;
-  for (size_t at = src.find("#pragma GCC unroll 3"); at != std::string::npos;
-       at = src.find("#pragma GCC unroll 3", at + 1))
-    ++pragmas;
-  EXPECT_EQ(pragmas, 2u) << src;
+  auto count = [](const std::string& text, const char* what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(src, "#pragma GCC unroll 3"), 2u) << src;
   EXPECT_NE(src.find("__builtin_ia32_maskloadps256((const floatx8*)p, m)"), std::string::npos) << src;
   // LLVM: the same loops carry llvm.loop.unroll.full
   EXPECT_NE(src_of(conv, 8, "LLVM").find("!\"llvm.loop.unroll.full\""), std::string::npos);
@@ -239,6 +240,16 @@ TEST(HostOpt, a_conv_window_is_unrolled_and_its_range_loads_are_avx_masked_loads
                              "output('y', x.conv2d(w, padding=1, stride=2))",
                              8);
   EXPECT_NE(s2src.find("(j0 >= z + 2 * lo) & (j0 < z + 2 * hi - 1)"), std::string::npos) << s2src;
+  // a depthwise conv's reduce is its window alone: both loops unroll (neighbouring output rows'
+  // loads of one image row are then one load); a conv over 16 channels keeps its channel loop
+  std::string dw = src_of("x = input('x', (1, 16, 6, 16))\nw = input('w', (16, 1, 3, 3))\n"
+                          "output('y', x.conv2d(w, padding=1, groups=16))",
+                          8);
+  EXPECT_EQ(count(dw, "#pragma GCC unroll 3"), 2u) << dw;
+  std::string wide = src_of("x = input('x', (1, 16, 6, 16))\nw = input('w', (8, 16, 3, 3))\n"
+                            "output('y', x.conv2d(w, padding=1))",
+                            8);
+  EXPECT_EQ(count(wide, "#pragma GCC unroll"), 2u) << wide;
   // tinygrad's kernels have no range loads: no pragma
   Kernel tiny(schedule_graph(trace_script(conv, "t.tg")).kernels.at(0).ast, device_renderer("CLANG").opts());
   tiny.hand_coded_optimizations();
