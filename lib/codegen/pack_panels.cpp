@@ -487,27 +487,21 @@ void drop_unused(std::vector<const UOp*>& uops) {
 int pack_panels(std::vector<const UOp*>& uops, UOpGraph& g, int64_t max_bytes) {
   int n = 0;
   int64_t used = 0;
-  // one panel at a time: packing one moves the list's positions
-  for (bool again = true; again && n < 4;) {
-    again = false;
-    Packer packer(uops, g);
-    for (const Panel& p : packer.find()) {
-      if (used + p.bytes() > max_bytes) continue;
-      used += packer.pack(p, n++);
-      again = true;
-      break;
+  // one at a time: packing one moves the list's positions; panels first, then windows
+  auto pack_all = [&](auto find) {
+    for (bool again = true; again && n < 4;) {
+      again = false;
+      Packer packer(uops, g);
+      for (const auto& p : find(packer)) {
+        if (used + p.bytes() > max_bytes) continue;
+        used += packer.pack(p, n++);
+        again = true;
+        break;
+      }
     }
-  }
-  for (bool again = true; again && n < 4;) {
-    again = false;
-    Packer packer(uops, g);
-    for (const Window& w : packer.find_windows()) {
-      if (used + w.bytes() > max_bytes) continue;
-      used += packer.pack(w, n++);
-      again = true;
-      break;
-    }
-  }
+  };
+  pack_all([](Packer& p) { return p.find(); });
+  pack_all([](Packer& p) { return p.find_windows(); });
   if (n) drop_unused(uops);
   return n;
 }
