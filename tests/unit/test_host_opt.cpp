@@ -100,7 +100,9 @@ TEST(HostOpt, a_padded_image_is_a_range_load_with_stride_1_or_2) {
   std::string ir = lower_kernel(k, device_renderer("LLVM")).src;
   EXPECT_EQ(ir.find("llvm.masked.gather"), std::string::npos) << ir;
   EXPECT_NE(ir.find("shufflevector <8 x float> %"), std::string::npos) << ir;
-  EXPECT_NE(ir.find("<8 x i32> <i32 0, i32 2, i32 4, i32 6, i32 8, i32 10, i32 12, i32 14>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("<8 x i32> <i32 0, i32 2, i32 4, i32 6, i32 8, i32 10, i32 12, i32 14>"),
+            std::string::npos)
+      << ir;
   // with nothing to reuse a vector (no reduce), a masked input consecutive where valid still
   // gets lanes: each vector is one range load, not a gather (a depthwise conv's image, a pad)
   k = kernel_of("x = input('x', (4, 16))\noutput('y', x.pad(((0, 0), (1, 15))) * 2)", 8);
