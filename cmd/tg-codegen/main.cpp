@@ -56,10 +56,11 @@ int main(int argc, char** argv) {
                      "with --emit c: the safetensors file the script loaded, for a schedule whose constants "
                      "carry no names (older artifacts): its tensors are found by their bytes")
           ->option_text("FILE.safetensors");
-  bool embed_weights = false;
-  app.add_flag("--embed-weights", embed_weights,
-               "with --emit c: keep the weights the script read with safe_load in NAME.c as constants "
-               "(default: NAME_load(m, path) reads them from a safetensors file)")
+  const bool& embed_weights = opts.embed_weights; // add_artifact_options' flag, which means more here
+  app.get_option("--embed-weights")
+      ->description("carry every constant's bytes in the program, never a reference to the model file "
+                    "they were read from; with --emit c: keep the weights the script read with safe_load in "
+                    "NAME.c as constants (default: NAME_load(m, path) reads them from a safetensors file)")
       ->excludes(weights_opt);
   std::vector<std::string> print_after;
   std::string stages;
@@ -179,7 +180,6 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (!weights_path.empty()) tg::fail("ValueError", "--weights is for --emit c");
-    if (embed_weights) tg::fail("ValueError", "--embed-weights is for --emit c");
     tg::Program program = tg::codegen_schedule(schedule, renderer, options);
     tg::remember_program(program); // tg-run trusts its extents (io/known_programs.h)
     tg::write_output(tg::program_bytes(program, opts.json).pieces, opts.output, !opts.json);

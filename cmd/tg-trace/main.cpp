@@ -3,6 +3,7 @@
 #include "io/dot.h"
 #include "io/npy.h"
 #include "io/tool.h"
+#include "io/weights_file.h"
 #include "onnx/onnx_import.h"
 #include "script/trace.h"
 #include "util/error.h"
@@ -44,7 +45,9 @@ int main(int argc, char** argv) {
     std::string source;
     tg::Graph graph;
     try {
-      if (auto model = in ? tg::parse_onnx(in->view()) : nullptr) {
+      if (auto model = in ? tg::parse_onnx(in->view(), in) : nullptr) {
+        // its weights travel as references to the file, unless --embed-weights (io/weights_file.h)
+        if (!opts.input.empty() && opts.input != "-") tg::share_weights_file(in, opts.input);
         std::map<std::string, tg::HostBuffer> frozen; // --arg NAME=FILE.npy: an input bound to a constant
         for (const auto& [arg, path] : so.args) frozen[arg] = tg::read_npy(path);
         std::map<std::string, tg::DimRange> ranges;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "io/base64.h"
+#include "io/weights_file.h"
 #include "ops/ops.h"
 #include "shape/symbolic_text.h"
 #include "util/blob.h"
@@ -226,10 +227,22 @@ template <class A> std::string get_string(A& ar, const char* name) {
 // copying them (artifact.cpp, PieceSink), as a Blob's data lives as long as what holds it.
 inline thread_local bool g_blob_output = false;
 
+// A byte blob. Binary (version 11 on): a byte saying where the bytes are, then either the bytes
+// (kInline: a size and the bytes) or where in a weights file they lie (kInFile: path, offset,
+// size, the file's size and modification time; io/weights_file.h). JSON: base64, always inline.
+enum class BytesAt : uint8_t { kInline = 0, kInFile = 1 };
+
 template <class A> void put_bytes(A& ar, const char* name, const Blob& data) {
   if constexpr (kJson<A>) {
     field(ar, name, base64_encode(data.data(), data.size()));
   } else {
+    if (std::optional<FileSpan> span = weights_span(data.data(), data.size())) {
+      ar(uint8_t(BytesAt::kInFile));
+      put_string(ar, nullptr, span->path);
+      ar(span->offset, span->size, span->file_size, span->mtime_ns);
+      return;
+    }
+    ar(uint8_t(BytesAt::kInline));
     ar(cereal::make_size_tag(cereal::size_type(data.size())));
     g_blob_output = true;
     try {
@@ -241,13 +254,27 @@ template <class A> void put_bytes(A& ar, const char* name, const Blob& data) {
     g_blob_output = false;
   }
 }
-template <class A> Blob get_bytes(A& ar, const char* name) {
+// `may_refer`: the artifact's version has the where-byte (11 on).
+template <class A> Blob get_bytes(A& ar, const char* name, bool may_refer) {
   return in_leaf(name, [&]() -> Blob {
     if constexpr (kJson<A>) {
       std::optional<std::vector<uint8_t>> data = base64_decode(get<std::string>(ar, name));
       if (!data) corrupt("invalid base64 data");
       return std::move(*data);
     } else {
+      uint8_t at = uint8_t(BytesAt::kInline);
+      if (may_refer) ar(at);
+      if (at == uint8_t(BytesAt::kInFile)) {
+        FileSpan span;
+        span.path = get_string(ar, nullptr);
+        ar(span.offset, span.size, span.file_size, span.mtime_ns);
+        if (span.path.empty() || span.path[0] != '/') corrupt("a weights file's path is not absolute");
+        if (span.offset > span.file_size || span.size > span.file_size - span.offset)
+          corrupt("bytes " + std::to_string(span.offset) + "+" + std::to_string(span.size) +
+                  " lie outside their weights file (" + std::to_string(span.file_size) + " bytes)");
+        return weights_blob(span);
+      }
+      if (at != uint8_t(BytesAt::kInline)) corrupt("unknown data location " + std::to_string(at));
       cereal::size_type n = 0;
       ar(cereal::make_size_tag(n));
       check_length(n, 1);

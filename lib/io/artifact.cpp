@@ -197,7 +197,7 @@ template <class A> Graph get_graph(A& ar) {
       n.arg = get_lazy_arg(b);
       n.st = get_st(b, "st");
       n.name = get_string(b, "name");
-      n.data = get_bytes(b, "data");
+      n.data = get_bytes(b, "data", g_reading_version >= 11);
       n.forced_realize = get<bool>(b, "forced_realize");
       n.moves = get_moves(b);
       if (g_reading_version >= 9) n.device = get_string(b, "device");
@@ -287,7 +287,7 @@ template <class A> std::vector<BufferInfo> get_buffers(A& ar) {
       b.size = get<int64_t>(c, "size");
       b.role = get_role(c, "role");
       b.name = get_string(c, "name");
-      b.data = get_bytes(c, "data");
+      b.data = get_bytes(c, "data", g_reading_version >= 11);
       if (g_reading_version >= 9) b.device = get_string(c, "device");
       if (g_reading_version >= 10)
         for (const sint& d : get_dims(c, "dims")) {

@@ -25,9 +25,10 @@ enum class ArtifactKind : uint8_t { Unknown = 0, Graph = 1, Schedule = 2, Progra
 // 5: random buffers (CUSTOM nodes, custom program kernels); 6: program kernels op_estimate,
 // mem_estimate; 8: symbolic dimensions (text in shapes) and the vars tables; 9: a device per
 // graph node, buffer and kernel (multi-device programs); 10: a named constant's dims (its
-// safetensors shape). Versions 8 and 9 are still read: their buffers and kernels are all on
-// the default device (8), their constants unnamed.
-constexpr uint32_t kArtifactVersion = 10;
+// safetensors shape); 11: a binary constant's data may be a reference into a weights file
+// (io/weights_file.h). Versions 8 to 10 are still read: their buffers and kernels are all on
+// the default device (8), their constants unnamed (8, 9).
+constexpr uint32_t kArtifactVersion = 11;
 constexpr uint32_t kOldestArtifactVersion = 8;
 
 // What a kind is, for messages: "a graph (from tg-trace)".

@@ -125,12 +125,15 @@ std::shared_ptr<const ReadBuffer> read_fd_shared(int fd, const std::string& what
   // A file read whole from its start is mapped, not read: its pages are the page cache's, so
   // 100 MB of a model's weights are neither copied nor written into fresh (zeroed) pages.
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= kMapFileBytes &&
-      ::lseek(fd, 0, SEEK_CUR) == 0) {
+  const bool whole_file = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::lseek(fd, 0, SEEK_CUR) == 0;
+  const ReadBuffer::FileStamp stamp{uint64_t(st.st_size),
+                                    int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+  if (whole_file && st.st_size >= kMapFileBytes) {
     void* p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (p != MAP_FAILED) {
       buf->data_ = static_cast<char*>(p);
       buf->size_ = buf->capacity_ = size_t(st.st_size);
+      buf->stamp_ = stamp;
       return buf;
     }
   }
@@ -143,6 +146,7 @@ std::shared_ptr<const ReadBuffer> read_fd_shared(int fd, const std::string& what
     prefer_huge_pages(p, n);
     return buf->data_;
   });
+  if (whole_file && buf->size_ == stamp.size) buf->stamp_ = stamp;
   return buf;
 }
 

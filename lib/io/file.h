@@ -2,7 +2,9 @@
 // rename), so a failed write never leaves a partial file behind. Errors are tg::Error naming
 // the path.
 #pragma once
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,11 +28,19 @@ public:
   ReadBuffer& operator=(const ReadBuffer&) = delete;
   ~ReadBuffer();
   std::string_view view() const { return {data_, size_}; }
+  // The regular file it holds whole (read or mapped from its start) as fstat saw it then: what a
+  // reference to bytes in that file must still match (io/weights_file.h). Absent for a pipe.
+  struct FileStamp {
+    uint64_t size = 0;
+    int64_t mtime_ns = 0;
+  };
+  const std::optional<FileStamp>& file_stamp() const { return stamp_; }
 
 private:
   friend std::shared_ptr<const ReadBuffer> read_fd_shared(int fd, const std::string& what);
   char* data_ = nullptr;
   size_t size_ = 0, capacity_ = 0;
+  std::optional<FileStamp> stamp_;
 };
 std::shared_ptr<const ReadBuffer> read_fd_shared(int fd, const std::string& what);
 std::shared_ptr<const ReadBuffer> read_file_shared(const std::string& path);

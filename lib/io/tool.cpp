@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "io/file.h"
+#include "io/weights_file.h"
 #include "runtime/compile_cache.h"
 #include "util/error.h"
 #include "util/warn.h"
@@ -140,6 +141,10 @@ void add_artifact_options(CLI::App& app, ArtifactOptions& options, const std::st
   app.add_option("input", options.input, input_help);
   app.add_option("-o,--output", options.output, "write to FILE instead of stdout")->option_text("FILE");
   app.add_flag("--json", options.json, "write JSON instead of the binary form");
+  app.add_flag("--embed-weights", options.embed_weights,
+               "carry every constant's bytes in the artifact, never a reference to the model file they "
+               "were read from (a self-contained artifact to move elsewhere)")
+      ->each([](const std::string&) { set_embed_weights(true); });
 }
 
 void add_dot_option(CLI::App& app, ArtifactOptions& options, bool kernels) {

@@ -23,12 +23,13 @@ void write_output(const std::string& bytes, const std::string& path, bool binary
 // The same for bytes in pieces (an artifact's, io/artifact.h), written one after another.
 void write_output(const Pieces& pieces, const std::string& path, bool binary);
 
-// The flags every artifact-to-artifact tool has: [INPUT] -o/--output FILE --json.
+// The flags every artifact-to-artifact tool has: [INPUT] -o/--output FILE --json --embed-weights.
 // input_help describes INPUT, e.g. "graph artifact (default: stdin)".
 struct ArtifactOptions {
   std::string input;  // "" = stdin
   std::string output; // "" = stdout
   bool json = false;
+  bool embed_weights = false; // --embed-weights (applied by add_artifact_options' callback)
   bool dot = false; // Graphviz instead of the artifact (add_dot_option)
   // --dot-output NAME, --dot-kernel K, --dot-depth N: a part of the picture (each implies --dot)
   std::string dot_output;

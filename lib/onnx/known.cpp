@@ -64,8 +64,8 @@ std::optional<DType> dtype_of_onnx(int t) {
   }
 }
 
-Known known_of(const onnx::TensorProto& t, const std::string& where,
-               const std::shared_ptr<const void>& owner) {
+Known known_of(const onnx::TensorProto& t, const std::string& where, const std::shared_ptr<const void>& owner,
+               const Blob* raw) {
   std::optional<DType> dt = dtype_of_onnx(t.data_type());
   if (!dt)
     fail("NotImplementedError", where + ": tensor '" + t.name() + "' has ONNX data type " +
@@ -80,16 +80,26 @@ Known known_of(const onnx::TensorProto& t, const std::string& where,
   }
   // Every element takes at least one byte of the message (raw bytes, a varint, a float): dims
   // that promise more than the tensor carries are refused before anything is allocated.
-  if (count > uint64_t(t.ByteSizeLong()))
+  uint64_t carried = uint64_t(t.ByteSizeLong());
+  if (raw) { // the message's size as it was: the left-out bytes, and their length prefix past one byte
+    carried += raw->size();
+    for (uint64_t left = raw->size() >> 7; left; left >>= 7) ++carried;
+  }
+  if (count > carried)
     fail("ValueError", where + ": tensor '" + t.name() + "' has dims " + shape_repr(k.shape) +
-                           " but carries only " + std::to_string(t.ByteSizeLong()) + " bytes");
+                           " but carries only " + std::to_string(carried) + " bytes");
   const size_t n = size_t(count), isz = size_t(itemsize(*dt));
-  if (t.has_raw_data()) {
-    if (t.raw_data().size() != n * isz)
-      fail("ValueError", where + ": tensor '" + t.name() + "' holds " + std::to_string(t.raw_data().size()) +
+  if (t.has_raw_data() || raw) {
+    const size_t held = raw ? raw->size() : t.raw_data().size();
+    if (held != n * isz)
+      fail("ValueError", where + ": tensor '" + t.name() + "' holds " + std::to_string(held) +
                              " bytes, its shape needs " + std::to_string(n * isz));
-    const auto* raw = reinterpret_cast<const uint8_t*>(t.raw_data().data());
-    k.data = owner ? Blob(owner, raw, n * isz) : Blob(std::vector<uint8_t>(raw, raw + n * isz));
+    if (raw) {
+      k.data = *raw;
+      return k;
+    }
+    const auto* bytes = reinterpret_cast<const uint8_t*>(t.raw_data().data());
+    k.data = owner ? Blob(owner, bytes, n * isz) : Blob(std::vector<uint8_t>(bytes, bytes + n * isz));
     return k;
   }
   std::vector<uint8_t> data(n * isz);

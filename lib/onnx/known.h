@@ -33,9 +33,10 @@ struct Known {
 // ONNX's TensorProto data type as tg's dtype; nullopt for one tg does not import.
 std::optional<DType> dtype_of_onnx(int t);
 // A TensorProto's values; `where` names the file in errors. Raw data is shared with `owner`
-// (what keeps `t` alive) when given, else copied.
+// (what keeps `t` alive) when given, else copied; `raw`, when given, is the raw data the parse
+// left out of `t` (onnx_wire.h), whose own raw_data is then empty.
 Known known_of(const onnx::TensorProto& t, const std::string& where,
-               const std::shared_ptr<const void>& owner = nullptr);
+               const std::shared_ptr<const void>& owner = nullptr, const Blob* raw = nullptr);
 // Values of `dtype` (each converted as store_element converts) in `shape`.
 Known known_values(DType dtype, const Shape& shape, const std::vector<Scalar>& values);
 Known known_ints(const std::vector<int64_t>& v);

@@ -6,10 +6,13 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "lazy/lazybuffer.h"
 #include "onnx/node.h"
+#include "onnx/onnx_wire.h"
 #include "util/error.h"
 #include "util/identifier.h"
 
@@ -17,9 +20,16 @@ namespace tg {
 
 struct OnnxModel {
   onnx::ModelProto proto;
+  // Initializers whose raw_data was left out of `proto` (onnx_wire.h), by index: their bytes
+  // where they lie in the model's buffer, which these Blobs keep alive.
+  std::unordered_map<int, Blob> raw;
 };
 
 namespace {
+
+// raw_data this large is left out of the parse and shared with the model's buffer (smaller
+// values cost less to copy than to look up).
+constexpr size_t kOwnRawBytes = 1024;
 
 const OpTable& op_table() {
   static const OpTable table = [] {
@@ -67,8 +77,10 @@ public:
       if (proto.op_type() == "Gradient")
         for (const auto& a : proto.attribute())
           if (a.name() == "xs") state_.grad_sources.insert(a.strings().begin(), a.strings().end());
-    for (const onnx::TensorProto& init : g.initializer()) {
-      Known k = known_of(init, file, owner_);
+    for (int i = 0; i < g.initializer_size(); ++i) {
+      const onnx::TensorProto& init = g.initializer(i);
+      auto raw = owner_->raw.find(i);
+      Known k = known_of(init, file, owner_, raw == owner_->raw.end() ? nullptr : &raw->second);
       state_.values[init.name()] = tensor_of(k);
       if (state_.grad_sources.count(init.name())) state_.values[init.name()].set_requires_grad(true);
       state_.known[init.name()] = std::move(k);
@@ -233,7 +245,7 @@ private:
   }
 
   const onnx::ModelProto& model_;
-  std::shared_ptr<const void> owner_; // the initializers' bytes stay in the parsed model
+  std::shared_ptr<const OnnxModel> owner_; // the initializers' bytes stay in the parsed model
   const std::map<std::string, HostBuffer>& frozen_;
   const std::map<std::string, DimRange>& dims_;
   ImportState state_;
@@ -241,12 +253,18 @@ private:
 
 } // namespace
 
-std::shared_ptr<const OnnxModel> parse_onnx(std::string_view bytes) {
+std::shared_ptr<const OnnxModel> parse_onnx(std::string_view bytes,
+                                            const std::shared_ptr<const void>& owner) {
   auto m = std::make_shared<OnnxModel>();
-  if (bytes.empty() ||
-      !m->proto.ParseFromArray(bytes.data(), int(std::min<size_t>(bytes.size(), INT32_MAX))) ||
+  std::optional<StrippedModel> stripped = owner ? strip_raw_data(bytes, kOwnRawBytes) : std::nullopt;
+  std::string_view parsed = stripped ? std::string_view(stripped->bytes) : bytes;
+  if (parsed.empty() ||
+      !m->proto.ParseFromArray(parsed.data(), int(std::min<size_t>(parsed.size(), INT32_MAX))) ||
       !m->proto.has_graph() || m->proto.ir_version() <= 0)
     return nullptr;
+  if (stripped)
+    for (auto [index, raw] : stripped->raw)
+      m->raw.emplace(index, Blob(owner, reinterpret_cast<const uint8_t*>(raw.data()), raw.size()));
   return m;
 }
 

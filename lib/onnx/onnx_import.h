@@ -18,9 +18,12 @@ namespace tg {
 // Whether `bytes` parse as an ONNX ModelProto with a graph: tg-trace picks the importer by
 // content, not by the file's name.
 bool looks_like_onnx(std::string_view bytes);
-// The same, keeping what it parsed: nullptr when `bytes` are not an ONNX model.
+// The same, keeping what it parsed: nullptr when `bytes` are not an ONNX model. With an `owner`
+// (what keeps `bytes` alive: the buffer tg-trace read the file into), initializers' raw data
+// is not copied: the graph's constants point into `bytes`.
 struct OnnxModel;
-std::shared_ptr<const OnnxModel> parse_onnx(std::string_view bytes);
+std::shared_ptr<const OnnxModel> parse_onnx(std::string_view bytes,
+                                            const std::shared_ptr<const void>& owner = nullptr);
 // The model's graph. An op tg does not import, a symbolic input dimension or external data is
 // one clear error naming it (and the node); a symbolic input dimension needs a size in `dims`. `frozen` binds
 // graph inputs to constants while tracing (tg-trace --arg NAME=FILE.npy): ONNX passes shapes, axes and pads

@@ -337,3 +337,61 @@ with np.errstate(all="ignore"):
   for m, e in (("cube", 3), ("sq", 2), ("half", 0.5), ("inv", -2), ("third", 1 / 3)):
     np.testing.assert_allclose(np.load(f"o_{m}/y.npy"), np.power(x, np.float32(e)), rtol=1e-6, atol=1e-6, equal_nan=True, err_msg=m)'
 }
+
+@test "an ONNX model's weights travel as references to the model file: small artifacts, the bytes protobuf would read, --embed-weights to carry them; a changed model is one clear line" {
+  need_python
+  # x @ W + b, then @ W2. W and b each carry a first raw_data that a later one overrides, as
+  # protobuf reads it; W, b and W2 arrive in a second `graph` field that protobuf merges into
+  # the first.
+  "$PYTHON" - <<'PY'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto as T
+r = np.random.default_rng(1)
+W = r.standard_normal((512, 256)).astype(np.float32); b = r.standard_normal(200).astype(np.float32)
+W2 = r.standard_normal((200, 16)).astype(np.float32)
+def varint(n):
+  out = b""
+  while n >= 0x80: out += bytes([n & 0x7f | 0x80]); n >>= 7
+  return out + bytes([n])
+def field(number, payload): return varint(number << 3 | 2) + varint(len(payload)) + payload
+def tensor(a, name, junk): return field(9, junk) + numpy_helper.from_array(a, name).SerializeToString()
+g = helper.make_graph(
+  [helper.make_node("MatMul", ["x", "W"], ["xw"]), helper.make_node("Slice", ["xw", "s", "e", "ax"], ["xs"]),
+   helper.make_node("Add", ["xs", "b"], ["h"]), helper.make_node("MatMul", ["h", "W2"], ["y"])],
+  "refs", [helper.make_tensor_value_info("x", T.FLOAT, [4, 512])], [helper.make_tensor_value_info("y", T.FLOAT, [4, 16])],
+  [numpy_helper.from_array(np.array(v, np.int64), n) for v, n in (([0], "s"), ([200], "e"), ([1], "ax"))])
+base = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+extra = field(7, field(5, tensor(W, "W", bytes(300000))) + field(5, tensor(b, "b", bytes(5000))) +
+                 field(5, numpy_helper.from_array(W2, "W2").SerializeToString()))
+open("m.onnx", "wb").write(base + extra)
+assert len(onnx.load_from_string(base + extra).graph.initializer) == 6
+x = r.standard_normal((4, 512)).astype(np.float32)
+np.save("x.npy", x); np.save("want.npy", ((x @ W)[:, :200] + b) @ W2)
+PY
+  tg-trace m.onnx -o g.bin
+  [ "$(stat -c %s g.bin)" -lt 131072 ] # W's 512 KB stayed in m.onnx
+  tg-schedule g.bin | tg-codegen -o p.bin
+  [ "$(stat -c %s p.bin)" -lt 131072 ]
+  tg-run p.bin --in x=x.npy --out-dir out
+  "$PYTHON" -c 'import numpy as np; np.testing.assert_allclose(np.load("out/y.npy"), np.load("want.npy"), rtol=1e-4, atol=1e-4)'
+  # --embed-weights (or JSON) carries the bytes: the program runs without the model, bit for bit
+  tg-trace --embed-weights m.onnx | tg-schedule | tg-codegen -o self.bin
+  [ "$(stat -c %s self.bin)" -gt 524288 ]
+  tg-trace m.onnx --json | tg-schedule | tg-codegen -o json.bin
+  [ "$(stat -c %s json.bin)" -gt 524288 ]
+  cp m.onnx m.keep && touch -d '2001-01-01' m.onnx
+  run_split tg-run p.bin --in x=x.npy --out-dir out2
+  expect_one_line_error tg-run "$err"
+  expect_contains "$err" "m.onnx has changed since it was traced"
+  [ ! -e out2/y.npy ]
+  rm m.onnx
+  run_split tg-schedule g.bin -o s.bin
+  expect_one_line_error tg-schedule "$err"
+  expect_contains "$err" "m.onnx: cannot open"
+  expect_contains "$err" "--embed-weights"
+  [ ! -e s.bin ]
+  tg-run self.bin --in x=x.npy --out-dir out3
+  tg-run json.bin --in x=x.npy --out-dir out4
+  cmp out/y.npy out3/y.npy
+  cmp out/y.npy out4/y.npy
+}
