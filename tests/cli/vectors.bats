@@ -178,6 +178,8 @@ for lanes in (8, 16):
     if jq -r '.kernels[].src' v$lanes.json | grep -q "exp2(alu[0-9]*\[0\])"; then echo "exp2 lane by lane"; return 1; fi
     tg-run v$lanes.json --in x=x.npy --out-dir out$lanes >/dev/null
     jq -r '.kernels[].src' v$lanes.json | grep -q "tg_vlog2_floatx$lanes("
+    # 8 and 16 lanes look their tables up with AVX-512 permutes where the CPU has them
+    if [ "$lanes" != 4 ]; then jq -r '.kernels[].src' v$lanes.json | grep -q "__builtin_ia32_vpermi2varq512"; fi
     same_bits ref out$lanes smeql
   done
 }

@@ -68,6 +68,44 @@ std::string gather(const std::string& table, const std::string& index, int lanes
   return out;
 }
 
+// `type var = {table[index[0]], table[index[1]], ...}` for a table of 16 or 32 8-byte entries
+// and a vector `index` of 64-bit lanes (`type` tg_ulongxN or tg_doublexN). With AVX-512 and 8
+// or 16 lanes the table is held in registers and looked up with vpermi2q (16 entries a permute;
+// 32 take two and a select on bit 4): exp2 of 16 floats 0.69 -> 0.53 ns a float on a Zen 4,
+// where the lane-by-lane loads and inserts were a quarter of its time. Elsewhere (and for gcc,
+// whose builtin differs, as C exported by tg-codegen --emit c may meet) the gather.
+std::string lookup(const std::string& type, const std::string& var, const std::string& table,
+                   const std::string& index, int lanes, int entries) {
+  const bool permute = lanes == 8 || lanes == 16;
+  std::string out = "  " + type + " " + var + ";\n";
+  if (permute) {
+    out += "#if defined(__AVX512F__) && defined(__clang__)\n  {\n";
+    out += "    typedef long long tg_q8 __attribute__((vector_size(64)));\n";
+    out += "    tg_q8 q[4];\n";
+    out += "    __builtin_memcpy(q, " + table + ", " + std::to_string(entries * 8) + ");\n";
+    auto half = [&](const std::string& h) {
+      std::string lo = "__builtin_ia32_vpermi2varq512(q[0], " + h + ", q[1])";
+      if (entries == 16) return lo;
+      std::string hi = "__builtin_ia32_vpermi2varq512(q[2], " + h + ", q[3])";
+      return "((" + lo + " & ~-((" + h + " >> 4) & 1)) | (" + hi + " & -((" + h + " >> 4) & 1)))";
+    };
+    if (lanes == 8) {
+      out += "    " + var + " = (" + type + ")" + half("((tg_q8)" + index + ")") + ";\n";
+    } else {
+      out += "    tg_q8 h0 = (tg_q8)__builtin_shufflevector(" + index + ", " + index +
+             ", 0, 1, 2, 3, 4, 5, 6, 7);\n";
+      out += "    tg_q8 h1 = (tg_q8)__builtin_shufflevector(" + index + ", " + index +
+             ", 8, 9, 10, 11, 12, 13, 14, 15);\n";
+      out += "    " + var + " = (" + type + ")__builtin_shufflevector(" + half("h0") + ", " + half("h1") +
+             ", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);\n";
+    }
+    out += "  }\n#else\n";
+  }
+  out += "  " + var + " = (" + type + "){" + gather(table, index, lanes) + "};\n";
+  if (permute) out += "#endif\n";
+  return out;
+}
+
 // The start of tg_v<name>_floatxN: its guard and signature, and the lanes `odd` (an intxN
 // expression of the float bits ix) marks sent to libm's `libm` whole, as the scalar kernel would.
 std::string opening(const std::string& name, const std::string& libm, const std::string& odd, int lanes) {
@@ -83,7 +121,8 @@ std::string opening(const std::string& name, const std::string& libm, const std:
 
 std::string vector_log2_helper(int lanes) {
   std::string n = std::to_string(lanes);
-  std::string f = "floatx" + n, mask = "intx" + n, u = "tg_uintx" + n, d = "tg_doublex" + n;
+  std::string f = "floatx" + n, mask = "intx" + n, u = "tg_uintx" + n, d = "tg_doublex" + n,
+              q = "tg_ulongx" + n;
   std::string out = "#ifndef TG_LOG2F_TAB\n#define TG_LOG2F_TAB\n" + std::string(kLog2Table) + "#endif\n";
   out += math_types(lanes);
   // subnormal, 0, negative, inf, nan
@@ -92,8 +131,9 @@ std::string vector_log2_helper(int lanes) {
   out += "  " + u + " i = (tmp >> 19) & 15u;\n";
   out += "  " + u + " iz = ix - (tmp & 0xff800000u);\n";
   out += "  " + mask + " k = (" + mask + ")tmp >> 23;\n";
-  out += "  " + d + " invc = (" + d + "){" + gather("tg_log2f_invc", "i", lanes) + "};\n";
-  out += "  " + d + " logc = (" + d + "){" + gather("tg_log2f_logc", "i", lanes) + "};\n";
+  out += "  " + q + " iq = __builtin_convertvector(i, " + q + ");\n";
+  out += lookup(d, "invc", "tg_log2f_invc", "iq", lanes, 16);
+  out += lookup(d, "logc", "tg_log2f_logc", "iq", lanes, 16);
   out += "  " + d + " z = __builtin_convertvector((" + f + ")iz, " + d + ");\n";
   out += "  " + d + " r = z * invc - 1;\n";
   out += "  " + d + " y0 = logc + __builtin_convertvector(k, " + d + ");\n";
@@ -124,7 +164,7 @@ std::string vector_exp2_helper(int lanes) {
   out += "  kd -= 0x1.8p+47;\n";
   out += "  " + d + " r = xd - kd;\n";
   out += "  " + q + " j = ki & 31;\n";
-  out += "  " + q + " t = (" + q + "){" + gather("tg_exp2f_tab", "j", lanes) + "};\n";
+  out += lookup(q, "t", "tg_exp2f_tab", "j", lanes, 32);
   out += "  t += ki << 47;\n";
   out += "  " + d + " s = (" + d + ")t;\n";
   out += "  " + d + " z = 0x1.c6af84b912394p-5 * r + 0x1.ebfce50fac4f3p-3;\n";
