@@ -9,6 +9,7 @@
 #include "codegen/ast_key.h"
 #include "codegen/linearizer.h"
 #include "codegen/pack_panels.h"
+#include "codegen/sink_loads.h"
 #include "codegen/uops.h"
 #include "shape/symbolic.h"
 #include "util/error.h"
@@ -174,6 +175,8 @@ LoweredKernel lower_to_uops(const Kernel& k, const Renderer& renderer, bool keep
   // (after the estimate: a packing copy is not the kernel's work)
   if (renderer.opts().pack_panel_bytes && packing_enabled())
     pack_panels(uops, graph, renderer.opts().pack_panel_bytes);
+  // (host kernels with vector lanes: tg's optimizer only, never tinygrad's exact source)
+  if (renderer.opts().pack_panel_bytes && k.lanes > 1) sink_loads_past_loops(uops);
   if (keep_stages) out.uops = uops_to_string(uops);
   for (const UOp* u : uops)
     if (u->op == UOps::DEFINE_VAR) out.vars.push_back(std::get<VarArg>(u->arg).name);

@@ -202,3 +202,26 @@ for lanes in (8, 16):
     same_bits clang$lanes llvm$lanes sme
   done
 }
+
+@test "a fused epilogue's vector reads (a residual input) come after the reduce loop, not across it; results as numpy's" {
+  # 16 accumulators and 16 residual vectors held across the loop spill on AVX-512's 32 registers
+  printf '%s\n' 'a = input("a", (64, 256))' 'b = input("b", (256, 256))' 'r = input("r", (64, 256))' \
+    'output("y", (a @ b + r).relu())' >res.tg
+  tg-trace res.tg | tg-schedule -o res.bin
+  for lanes in 8 16; do
+    TG_VECTOR_LANES=$lanes tg-codegen --json res.bin -o res$lanes.json
+    jq -r '.kernels[0].src' res$lanes.json >k.c
+    r=$(jq -r '.kernels[0].bufs | index(2)' res$lanes.json) # the kernel's data<N> that is r
+    loop=$(grep -n "acc0 = ((" k.c | head -1 | cut -d: -f1)
+    first=$(grep -n "tg_vload_floatx$lanes(data$r+" k.c | head -1 | cut -d: -f1)
+    [ -n "$loop" ] && [ -n "$first" ]
+    [ "$first" -gt "$loop" ]
+  done
+  make_npy a.npy 'np.random.default_rng(0).standard_normal((64, 256), np.float32)'
+  make_npy b.npy 'np.random.default_rng(1).standard_normal((256, 256), np.float32)'
+  make_npy r.npy 'np.random.default_rng(2).standard_normal((64, 256), np.float32)'
+  tg-run res16.json --in a=a.npy --in b=b.npy --in r=r.npy --out-dir out >/dev/null
+  "$PYTHON" -c 'import numpy as np
+a, b, r = (np.load(f"{n}.npy") for n in "abr")
+np.testing.assert_allclose(np.load("out/y.npy"), np.maximum(a @ b + r, 0), rtol=1e-4, atol=1e-4)'
+}
