@@ -130,25 +130,34 @@ class Packer {
 public:
   Packer(std::vector<const UOp*>& uops, UOpGraph& g) : uops_(uops), g_(g) {}
 
-  // The panels worth packing, found in one scan of the list.
-  std::vector<Panel> find() {
-    std::vector<Panel> panels;
+  // Calls visit(i, u, scope) for each float load u = uops_[i] of an input the kernel does not
+  // write, with the RANGEs and IFs open around it (innermost last): what find and find_windows
+  // look at.
+  template <class Visit> void scan_input_loads(Visit visit) {
     std::unordered_set<const UOp*> stored;
     for (const UOp* u : uops_)
       if (u->op == UOps::STORE) stored.insert(u->src[0]);
-    std::vector<const UOp*> scope; // open RANGEs and IFs
+    std::vector<const UOp*> scope;
     for (size_t i = 0; i < uops_.size(); ++i) {
       const UOp* u = uops_[i];
       if (u->op == UOps::RANGE || u->op == UOps::IF) scope.push_back(u);
       if ((u->op == UOps::ENDRANGE || u->op == UOps::ENDIF) && !scope.empty()) scope.pop_back();
-      if (u->op != UOps::LOAD || u->src.size() != 2 || u->src[0]->op != UOps::DEFINE_GLOBAL ||
-          std::holds_alternative<LaneRange>(u->arg) || u->dtype != DType::Float32 || stored.count(u->src[0]))
-        continue;
+      if (u->op == UOps::LOAD && u->src[0]->op == UOps::DEFINE_GLOBAL && u->dtype == DType::Float32 &&
+          !stored.count(u->src[0]))
+        visit(i, u, scope);
+    }
+  }
+
+  // The panels worth packing, found in one scan of the list.
+  std::vector<Panel> find() {
+    std::vector<Panel> panels;
+    scan_input_loads([&](size_t i, const UOp* u, const std::vector<const UOp*>& scope) {
+      if (u->src.size() != 2 || std::holds_alternative<LaneRange>(u->arg)) return;
       if (scope.empty() || scope.back()->op != UOps::RANGE || !std::get<LoopArg>(scope.back()->arg).reduce)
-        continue;
+        return;
       const UOp* r = scope.back();
       auto idx = affine(u->src[1]);
-      if (!idx || !trip(r)) continue;
+      if (!idx || !trip(r)) return;
       // g: the innermost global loop around r that the index does not move with, with no IF
       // from it inward; the global loops inside it that the index moves with are the dims
       long gi = long(scope.size()) - 2;
@@ -161,7 +170,7 @@ public:
         if (!trip(d) || !d->src[0]->is_const()) break;
         dims.insert(dims.begin(), {d, idx->coef(d)});
       }
-      if (gi < 0 || scope[size_t(gi)]->op != UOps::RANGE || idx->coef(scope[size_t(gi)]) != 0) continue;
+      if (gi < 0 || scope[size_t(gi)]->op != UOps::RANGE || idx->coef(scope[size_t(gi)]) != 0) return;
       const UOp* g = scope[size_t(gi)];
       int64_t stride = idx->coef(r);
       // the index may move only with r, the dims and the loops outside g (the base)
@@ -170,7 +179,7 @@ public:
       for (auto& d : dims) outer.insert(d.first);
       for (auto& [leaf, k] : idx->terms)
         if (leaf != r && leaf->op == UOps::RANGE && !outer.count(leaf)) ok = false;
-      if (!ok) continue;
+      if (!ok) return;
       Affine base = *idx;
       std::erase_if(base.terms, [&](auto& t) {
         return t.first == r ||
@@ -192,7 +201,7 @@ public:
       it->lo = std::min(it->lo, c), it->hi = std::max(it->hi, c + lanes);
       it->lanes = std::max(it->lanes, lanes);
       it->spans.emplace_back(c, c + lanes);
-    }
+    });
     std::vector<Panel> worth;
     for (Panel& p : panels)
       if (covered(p.spans, p.lo, p.hi) && worth_packing(p)) worth.push_back(std::move(p));
@@ -203,27 +212,18 @@ public:
   // two or more loops: the rest are find's), found in one scan of the list.
   std::vector<Window> find_windows() {
     std::vector<Window> windows;
-    std::unordered_set<const UOp*> stored;
-    for (const UOp* u : uops_)
-      if (u->op == UOps::STORE) stored.insert(u->src[0]);
-    std::vector<const UOp*> scope;
-    for (size_t i = 0; i < uops_.size(); ++i) {
-      const UOp* u = uops_[i];
-      if (u->op == UOps::RANGE || u->op == UOps::IF) scope.push_back(u);
-      if ((u->op == UOps::ENDRANGE || u->op == UOps::ENDIF) && !scope.empty()) scope.pop_back();
-      if (u->op != UOps::LOAD || u->vcount < 2 || u->src[0]->op != UOps::DEFINE_GLOBAL ||
-          u->dtype != DType::Float32 || stored.count(u->src[0]))
-        continue;
+    scan_input_loads([&](size_t i, const UOp* u, const std::vector<const UOp*>& scope) {
+      if (u->vcount < 2) return;
       const bool ranged = std::holds_alternative<LaneRange>(u->arg);
-      if (!ranged && (!std::holds_alternative<int>(u->arg) || u->src.size() != 2)) continue;
+      if (!ranged && (!std::holds_alternative<int>(u->arg) || u->src.size() != 2)) return;
       size_t gi = scope.size();
       while (gi > 0 && scope[gi - 1]->op == UOps::RANGE && std::get<LoopArg>(scope[gi - 1]->arg).reduce) --gi;
-      if (gi == 0 || gi == scope.size() || scope[gi - 1]->op != UOps::RANGE) continue;
+      if (gi == 0 || gi == scope.size() || scope[gi - 1]->op != UOps::RANGE) return;
       const UOp* g = scope[gi - 1];
       std::vector<const UOp*> rs(scope.begin() + long(gi), scope.end());
       if ((!ranged && rs.size() < 2) ||
           std::any_of(rs.begin(), rs.end(), [](const UOp* r) { return !trip(r) || !r->src[0]->is_const(); }))
-        continue;
+        return;
       // the load moves with the nest and with loops outside g only
       std::unordered_set<const UOp*> seen, loops;
       loops_of(u, seen, loops);
@@ -231,7 +231,7 @@ public:
       allowed.insert(rs.begin(), rs.end());
       if (std::any_of(loops.begin(), loops.end(), [&](const UOp* l) { return !allowed.count(l); }) ||
           std::none_of(rs.begin(), rs.end(), [&](const UOp* r) { return loops.count(r); }))
-        continue;
+        return;
       auto it = std::find_if(windows.begin(), windows.end(), [&](const Window& w) {
         return w.buf == u->src[0] && w.g == g && w.rs == rs && w.lanes == u->vcount;
       });
@@ -241,7 +241,7 @@ public:
       }
       if (std::none_of(it->loads.begin(), it->loads.end(), [&](size_t j) { return uops_[j] == u; }))
         it->loads.push_back(i);
-    }
+    });
     std::erase_if(windows, [](const Window& w) {
       auto reuse = trip(w.g);
       return !reuse || *reuse < 4;
