@@ -34,6 +34,19 @@ Graph graph_with(const std::shared_ptr<const ReadBuffer>& file, size_t offset, s
   return g;
 }
 
+// A weights file of `n` bytes in `dir`, read and shared as tg-trace shares a model.
+struct Model {
+  std::string path;
+  std::shared_ptr<const ReadBuffer> file;
+};
+Model shared_model(const TempDir& dir, size_t n) {
+  Model m{dir.file("model.bin"), nullptr};
+  write_pattern(m.path, n);
+  m.file = read_file_shared(m.path);
+  share_weights_file(m.file, m.path);
+  return m;
+}
+
 struct EmbedOff { // the setting is process-wide: each test leaves it off
   ~EmbedOff() { set_embed_weights(false); }
 };
@@ -42,10 +55,7 @@ struct EmbedOff { // the setting is process-wide: each test leaves it off
 
 TEST(WeightsFile, a_constant_in_a_weights_file_is_written_as_a_reference_and_read_back_from_it) {
   TempDir dir("tg-weights");
-  const std::string model = dir.file("model.bin");
-  write_pattern(model, 3 << 20);
-  auto file = read_file_shared(model);
-  share_weights_file(file, model);
+  auto [model, file] = shared_model(dir, 3 << 20);
   const size_t offset = 12345, size = 1 << 20;
   Graph g = graph_with(file, offset, size);
   std::string bytes = write_graph(g);
@@ -64,10 +74,7 @@ TEST(WeightsFile, a_constant_in_a_weights_file_is_written_as_a_reference_and_rea
 TEST(WeightsFile, embed_weights_and_small_constants_carry_their_bytes) {
   EmbedOff restore;
   TempDir dir("tg-weights-embed");
-  const std::string model = dir.file("model.bin");
-  write_pattern(model, 2 << 20);
-  auto file = read_file_shared(model);
-  share_weights_file(file, model);
+  auto [model, file] = shared_model(dir, 2 << 20);
   EXPECT_LT(write_graph(graph_with(file, 0, 1 << 20)).size(), size_t(4096));
   // below kReferencedBytes a reference would cost more than the bytes
   Graph small = graph_with(file, 0, kReferencedBytes - 1);
@@ -82,14 +89,10 @@ TEST(WeightsFile, embed_weights_and_small_constants_carry_their_bytes) {
 
 TEST(WeightsFile, a_changed_or_missing_weights_file_is_one_error_naming_it) {
   TempDir dir("tg-weights-changed");
-  const std::string model = dir.file("model.bin");
-  write_pattern(model, 2 << 20);
-  std::string bytes;
-  {
-    auto file = read_file_shared(model);
-    share_weights_file(file, model);
-    bytes = write_graph(graph_with(file, 64, 1 << 20));
-  }
+  Model shared = shared_model(dir, 2 << 20);
+  const std::string model = shared.path;
+  std::string bytes = write_graph(graph_with(shared.file, 64, 1 << 20));
+  shared.file.reset();
   // another file of the same size: the modification time tells
   write_pattern(model, 2 << 20);
   struct timespec times[2] = {{0, UTIME_OMIT}, {12345, 0}};
@@ -106,10 +109,7 @@ TEST(WeightsFile, a_changed_or_missing_weights_file_is_one_error_naming_it) {
 
 TEST(WeightsFile, a_reference_to_a_device_or_outside_its_file_is_refused_without_reading) {
   TempDir dir("tg-weights-crafted");
-  const std::string model = dir.file("model.bin");
-  write_pattern(model, 2 << 20);
-  auto file = read_file_shared(model);
-  share_weights_file(file, model);
+  auto [model, file] = shared_model(dir, 2 << 20);
   std::string bytes = write_graph(graph_with(file, 0, 1 << 20));
   const std::string path = std::filesystem::canonical(model).string();
   auto with_path = [&](const std::string& to) { // same length: the encoding's lengths stay right
