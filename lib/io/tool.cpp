@@ -141,10 +141,16 @@ void add_artifact_options(CLI::App& app, ArtifactOptions& options, const std::st
   app.add_option("input", options.input, input_help);
   app.add_option("-o,--output", options.output, "write to FILE instead of stdout")->option_text("FILE");
   app.add_flag("--json", options.json, "write JSON instead of the binary form");
-  app.add_flag("--embed-weights", options.embed_weights,
-               "carry every constant's bytes in the artifact, never a reference to the model file they "
-               "were read from (a self-contained artifact to move elsewhere)")
-      ->each([](const std::string&) { set_embed_weights(true); });
+  // (the process-wide setting is what the artifact writers ask; the option mirrors it for
+  // tg-codegen --emit c)
+  app.add_flag_function(
+      "--embed-weights",
+      [&options](std::int64_t count) {
+        options.embed_weights = count > 0;
+        set_embed_weights(count > 0);
+      },
+      "carry every constant's bytes in the artifact, never a reference to the model file they "
+      "were read from (a self-contained artifact to move elsewhere)");
 }
 
 void add_dot_option(CLI::App& app, ArtifactOptions& options, bool kernels) {

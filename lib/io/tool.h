@@ -29,7 +29,7 @@ struct ArtifactOptions {
   std::string input;  // "" = stdin
   std::string output; // "" = stdout
   bool json = false;
-  bool embed_weights = false; // --embed-weights (applied by add_artifact_options' callback)
+  bool embed_weights = false; // --embed-weights (also set process-wide: io/weights_file.h)
   bool dot = false; // Graphviz instead of the artifact (add_dot_option)
   // --dot-output NAME, --dot-kernel K, --dot-depth N: a part of the picture (each implies --dot)
   std::string dot_output;

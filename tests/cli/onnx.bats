@@ -377,6 +377,8 @@ PY
   # --embed-weights (or JSON) carries the bytes: the program runs without the model, bit for bit
   tg-trace --embed-weights m.onnx | tg-schedule | tg-codegen -o self.bin
   [ "$(stat -c %s self.bin)" -gt 524288 ]
+  tg-trace --embed-weights=false m.onnx -o off.bin
+  [ "$(stat -c %s off.bin)" -lt 131072 ]
   tg-trace m.onnx --json | tg-schedule | tg-codegen -o json.bin
   [ "$(stat -c %s json.bin)" -gt 524288 ]
   cp m.onnx m.keep && touch -d '2001-01-01' m.onnx
